@@ -1,0 +1,27 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Principal } from "../auth/authenticator.js";
+import { bearerKey, googleKey } from "../auth/credentials.js";
+import type { GatewayContext } from "../context.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The authenticated caller; set by the surface's auth hook. */
+    principal: Principal | null;
+  }
+}
+
+export type Carrier = "bearer" | "google";
+
+/** An onRequest hook that authenticates the caller with the surface's credential carriers. */
+export function requireToken(ctx: GatewayContext, carrier: Carrier) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const key = carrier === "bearer" ? bearerKey(request) : googleKey(request);
+    request.principal = await ctx.auth.authenticate(key, request.ip);
+  };
+}
+
+/** The caller of a route that has the auth hook; throws if the hook is missing (a bug). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error("route has no auth hook");
+  return request.principal;
+}

@@ -1,0 +1,141 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ERRORS, type ErrorName, GatewayError, isGatewayError } from "../errors.js";
+
+/** Each public surface answers errors in its own body shape. */
+export type Surface = "envelope" | "openai" | "google";
+
+const GOOGLE_STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  405: "INVALID_ARGUMENT",
+  409: "ABORTED",
+  413: "INVALID_ARGUMENT",
+  415: "INVALID_ARGUMENT",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  500: "INTERNAL",
+  502: "UNAVAILABLE",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
+function openAiType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 409) return "conflict_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}
+
+export function googleStatusWord(status: number): string {
+  return GOOGLE_STATUS[status] ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT");
+}
+
+/** The body of an error in a surface's shape. */
+export function errorBody(surface: Surface, err: GatewayError): unknown {
+  switch (surface) {
+    case "envelope":
+      return { code: err.code, message: err.message, data: null };
+    case "openai":
+      return { error: { message: err.message, type: openAiType(err.status), param: err.param, code: err.code } };
+    case "google":
+      return { error: { code: err.status, message: err.message, status: googleStatusWord(err.status) } };
+  }
+}
+
+interface AjvIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** `/ids/3/name` -> `ids[3].name` */
+function fieldPath(instancePath: string): string {
+  return instancePath
+    .split("/")
+    .filter(Boolean)
+    .map((seg) => seg.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), "");
+}
+
+/** A readable message naming the field, from the first schema violation. */
+export function validationError(context: string, issue: AjvIssue): GatewayError {
+  const base = fieldPath(issue.instancePath ?? "");
+  const where = (field: string) => (field ? `${context}.${field}` : context);
+  const params = issue.params ?? {};
+  if (issue.keyword === "required" && typeof params.missingProperty === "string") {
+    const field = base ? `${base}.${params.missingProperty}` : params.missingProperty;
+    return new GatewayError("GW_ERR_VALIDATION", `${where(field)} is required`, { param: field });
+  }
+  if (issue.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
+    const field = base ? `${base}.${params.additionalProperty}` : params.additionalProperty;
+    return new GatewayError("GW_ERR_VALIDATION", `${where(field)} is not a known field`, { param: field });
+  }
+  return new GatewayError("GW_ERR_VALIDATION", `${where(base)} ${issue.message ?? "is invalid"}`, {
+    param: base || null,
+  });
+}
+
+const FASTIFY_CODES: Record<string, ErrorName> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: "GW_ERR_INVALID_JSON",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "GW_ERR_INVALID_JSON",
+  FST_ERR_CTP_BODY_TOO_LARGE: "GW_ERR_BODY_TOO_LARGE",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "GW_ERR_UNSUPPORTED_MEDIA_TYPE",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "GW_ERR_BAD_REQUEST",
+};
+
+/** Maps anything thrown in a request to a GatewayError; unknown errors become a 500. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (isGatewayError(err)) return err;
+  const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
+  if (fe && Array.isArray(fe.validation) && fe.validation.length > 0) {
+    return validationError(fe.validationContext ?? "body", fe.validation[0] as AjvIssue);
+  }
+  if (fe && typeof fe.code === "string" && FASTIFY_CODES[fe.code]) {
+    const name = FASTIFY_CODES[fe.code] as ErrorName;
+    const message = name === "GW_ERR_INVALID_JSON" ? `The body is not valid JSON: ${fe.message}` : ERRORS[name].message;
+    return new GatewayError(name, message);
+  }
+  if (err instanceof SyntaxError && (fe as { statusCode?: number }).statusCode === 400) {
+    return new GatewayError("GW_ERR_INVALID_JSON", `The body is not valid JSON: ${err.message}`);
+  }
+  const status = (fe as { statusCode?: number })?.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return new GatewayError("GW_ERR_BAD_REQUEST", fe.message, { status });
+  }
+  return new GatewayError("GW_ERR_INTERNAL", undefined, { cause: err });
+}
+
+/** Sends a GatewayError in the surface's shape. */
+export function sendError(reply: FastifyReply, surface: Surface, err: GatewayError) {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.status(err.status).type("application/json; charset=utf-8").send(errorBody(surface, err));
+}
+
+/**
+ * Gives an encapsulated plugin its surface's error handler and not-found handler, so every
+ * error inside it (validation, bad JSON, body too large, thrown GatewayErrors, bugs) is answered
+ * in that surface's shape.
+ */
+export function installSurface(app: FastifyInstance, surface: Surface): void {
+  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const gwError = toGatewayError(error);
+    if (gwError.status >= 500 && gwError.errorName === "GW_ERR_INTERNAL") {
+      request.log.error({ err: error }, "unhandled error");
+    }
+    if (reply.sent || reply.raw.headersSent) return;
+    return sendError(reply, surface, gwError);
+  });
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
+    sendError(
+      reply,
+      surface,
+      new GatewayError("GW_ERR_ROUTE_NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}.`),
+    ),
+  );
+}

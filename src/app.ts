@@ -1,0 +1,142 @@
+import { randomUUID } from "node:crypto";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import pino from "pino";
+import { adminRoutes } from "./api/admin/index.js";
+import { geminiRoutes } from "./api/gemini/index.js";
+import { imageRoutes } from "./api/images/index.js";
+import { opsRoutes } from "./api/ops/index.js";
+import { installSurface } from "./api/surfaces.js";
+import { taskRoutes } from "./api/tasks/index.js";
+import { resolveAdminKeyHash } from "./auth/admin-key.js";
+import { Authenticator } from "./auth/authenticator.js";
+import type { Config } from "./config.js";
+import type { BackgroundService, GatewayContext } from "./context.js";
+import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
+import { loggerOptions } from "./logger.js";
+import { Channels } from "./store/channels.js";
+import { openStore } from "./store/database.js";
+import { Ledger } from "./store/ledger.js";
+import { migrateToLatest } from "./store/migrate.js";
+import { PriceBook } from "./store/prices.js";
+import { Tokens } from "./store/tokens.js";
+import { Users } from "./store/users.js";
+import { registerTaskServices } from "./workers/index.js";
+
+export interface Gateway {
+  app: FastifyInstance;
+  ctx: GatewayContext;
+  /** The admin key generated on this start (first start without ADMIN_KEY), else null. */
+  generatedAdminKey: string | null;
+  /** Listens on config host/port (or the given port) and starts background services. */
+  listen(port?: number): Promise<string>;
+  /** Graceful stop: no new requests, in-flight ones finish, workers stop, the store closes. */
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  /** A pino destination stream (tests capture logs with it). */
+  logStream?: NodeJS.WritableStream;
+  bus?: ChangeBus;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the whole gateway: store (migrated), caches, surfaces and background services. */
+export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  const store = openStore(config.databaseUrl);
+  await migrateToLatest(store);
+  const prices = new PriceBook(store.db);
+  await prices.seedDefaults();
+  const { hash: adminKeyHash, generated } = await resolveAdminKeyHash(store.db, config.adminKey);
+
+  const logger = pino(loggerOptions(config.logLevel), options.logStream ?? process.stdout);
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: false,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const users = new Users(store.db);
+  const tokens = new Tokens(store.db);
+  const channels = new Channels(store.db);
+  const auth = new Authenticator(tokens, users);
+  const bus = options.bus ?? new LocalChangeBus();
+  const services: BackgroundService[] = [];
+  let listenUrl = `http://${config.host}:${config.port}`;
+
+  const dropCaches = (topic: string) => {
+    if (topic === "tokens" || topic === "users") auth.invalidate();
+    if (topic === "channels") channels.invalidate();
+    if (topic === "prices") prices.invalidate();
+  };
+  const unsubscribe = bus.subscribe(dropCaches);
+
+  const ctx: GatewayContext = {
+    config,
+    store,
+    logger: app.log,
+    ledger: new Ledger(store.db, store.dialect === "postgres"),
+    users,
+    tokens,
+    channels,
+    prices,
+    auth,
+    bus,
+    adminKeyHash,
+    instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
+    publicBaseUrl: () => (config.publicBaseUrl ?? listenUrl).replace(/\/+$/, ""),
+    announce: async (topic) => {
+      dropCaches(topic);
+      await bus.publish(topic);
+    },
+    addService: (service) => {
+      services.push(service);
+    },
+  };
+
+  app.decorateRequest("principal", null);
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  // Anything outside a surface (unknown paths at the root) answers in the envelope shape.
+  installSurface(app, "envelope");
+  await app.register(opsRoutes, { ctx });
+  await app.register(adminRoutes, { ctx, prefix: "/api/admin" });
+  await app.register(taskRoutes, { ctx });
+  await app.register(imageRoutes, { ctx, prefix: "/v1" });
+  await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
+  registerTaskServices(ctx);
+  await app.ready();
+
+  let started = false;
+  return {
+    app,
+    ctx,
+    generatedAdminKey: generated,
+    async listen(port?: number) {
+      const address = await app.listen({ host: config.host, port: port ?? config.port });
+      listenUrl = address.replace("[::1]", "localhost");
+      if (config.role !== "api") {
+        for (const s of services) s.start();
+        started = true;
+      }
+      return listenUrl;
+    },
+    async close() {
+      await app.close();
+      if (started) await Promise.all(services.map((s) => s.stop()));
+      unsubscribe();
+      await bus.close();
+      await store.close();
+    },
+  };
+}

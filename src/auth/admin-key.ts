@@ -1,0 +1,41 @@
+import { timingSafeEqual } from "node:crypto";
+import type { Kysely } from "kysely";
+import { newAdminKey, sha256Hex, unixNow } from "../core/ids.js";
+import type { Database } from "../store/schema.js";
+
+const SETTING = "admin_key_sha256";
+
+/**
+ * Where the admin key's hash comes from: ADMIN_KEY when set; otherwise the stored hash; on the
+ * very first start a new key is generated, only its hash is kept, and the plain key is returned
+ * once for the caller to print.
+ */
+export async function resolveAdminKeyHash(
+  db: Kysely<Database>,
+  configured: string | null,
+): Promise<{ hash: string; generated: string | null }> {
+  if (configured) return { hash: sha256Hex(configured), generated: null };
+  const row = await db.selectFrom("settings").select("value").where("key", "=", SETTING).executeTakeFirst();
+  if (row) return { hash: JSON.parse(row.value) as string, generated: null };
+  const key = newAdminKey();
+  const hash = sha256Hex(key);
+  const inserted = await db
+    .insertInto("settings")
+    .values({ key: SETTING, value: JSON.stringify(hash), updated_at: unixNow() })
+    .onConflict((oc) => oc.column("key").doNothing())
+    .returning("key")
+    .executeTakeFirst();
+  if (!inserted) {
+    // Another instance generated one at the same moment: that one stands.
+    const again = await db.selectFrom("settings").select("value").where("key", "=", SETTING).executeTakeFirstOrThrow();
+    return { hash: JSON.parse(again.value) as string, generated: null };
+  }
+  return { hash, generated: key };
+}
+
+/** Compares a presented key with the stored hash in constant time. */
+export function adminKeyMatches(presented: string | null, expectedHash: string): boolean {
+  const a = Buffer.from(sha256Hex(presented ?? ""), "hex");
+  const b = Buffer.from(expectedHash, "hex");
+  return a.length === b.length && timingSafeEqual(a, b) && presented !== null && presented !== "";
+}

@@ -1,0 +1,41 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Authenticator } from "./auth/authenticator.js";
+import type { Config } from "./config.js";
+import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
+import type { Channels } from "./store/channels.js";
+import type { Store } from "./store/database.js";
+import type { Ledger } from "./store/ledger.js";
+import type { PriceBook } from "./store/prices.js";
+import type { Tokens } from "./store/tokens.js";
+import type { Users } from "./store/users.js";
+
+/** Something that runs beside the HTTP server (task pollers, sweepers, log writers). */
+export interface BackgroundService {
+  readonly name: string;
+  start(): void;
+  /** Stops and waits for work in progress; called before the store closes. */
+  stop(): Promise<void>;
+}
+
+/** Everything a surface or a worker needs, wired once in `app.ts`. */
+export interface GatewayContext {
+  config: Config;
+  store: Store;
+  logger: FastifyBaseLogger;
+  ledger: Ledger;
+  users: Users;
+  tokens: Tokens;
+  channels: Channels;
+  prices: PriceBook;
+  auth: Authenticator;
+  bus: ChangeBus;
+  adminKeyHash: string;
+  /** Unique name of this process, used as lease owner by workers. */
+  instanceId: string;
+  /** Absolute base URL for links the gateway hands out (PUBLIC_BASE_URL or the listen address). */
+  publicBaseUrl(): string;
+  /** Announces a change of operator data: local caches and other instances drop it. */
+  announce(topic: ChangeTopic): Promise<void>;
+  /** Registers a background service; it starts with the gateway when its role runs workers. */
+  addService(service: BackgroundService): void;
+}

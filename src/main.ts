@@ -1,0 +1,100 @@
+import { parseArgs } from "node:util";
+import { buildGateway } from "./app.js";
+import { runAdminCommand } from "./cli/admin.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { startSimulator } from "./simulator/server.js";
+import { openStore } from "./store/database.js";
+import { migrateToLatest } from "./store/migrate.js";
+
+const USAGE = `usage: media-gateway <command>
+  serve [--role all|api|worker] [--port N]   run the gateway (default command)
+  migrate                                     apply database migrations and exit
+  admin ...                                   bootstrap users, tokens and channels (admin --help)
+  simulate [--port N] [--seed N]              run the upstream simulator`;
+
+async function serve(args: string[]) {
+  const { values } = parseArgs({ args, options: { role: { type: "string" }, port: { type: "string" } } });
+  const config = loadConfig(process.env, {
+    role: values.role as "all" | "api" | "worker" | undefined,
+    port: values.port === undefined ? undefined : Number(values.port),
+  });
+  const gateway = await buildGateway(config);
+  if (gateway.generatedAdminKey) {
+    // Printed once, on the first start; only its hash is stored.
+    process.stderr.write(
+      `\nNo ADMIN_KEY was set, so one was generated. Keep it: it will not be shown again.\n  admin key: ${gateway.generatedAdminKey}\n\n`,
+    );
+  }
+  const url = await gateway.listen();
+  gateway.ctx.logger.info({ url, role: config.role, store: gateway.ctx.store.dialect }, "gateway listening");
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    gateway.ctx.logger.info({ signal }, "shutting down");
+    const force = setTimeout(() => process.exit(1), 30_000);
+    force.unref();
+    await gateway.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+async function simulate(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: "string" }, seed: { type: "string" }, host: { type: "string" } },
+  });
+  const sim = await startSimulator({
+    port: values.port === undefined ? 4000 : Number(values.port),
+    host: values.host ?? "127.0.0.1",
+    seed: values.seed === undefined ? 1 : Number(values.seed),
+  });
+  process.stdout.write(`simulator listening on ${sim.url}\n`);
+  const stop = async () => {
+    await sim.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => void stop());
+}
+
+async function migrate() {
+  const config = loadConfig();
+  const store = openStore(config.databaseUrl);
+  const applied = await migrateToLatest(store);
+  await store.close();
+  process.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "nothing to apply\n");
+}
+
+async function main(argv: string[]) {
+  const [command = "serve", ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return serve(rest);
+    case "migrate":
+      return migrate();
+    case "admin":
+      return runAdminCommand(rest);
+    case "simulate":
+      return simulate(rest);
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      process.stderr.write(`unknown command "${command}"\n${USAGE}\n`);
+      process.exitCode = 2;
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`configuration error: ${err.message}\n`);
+  } else {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,215 @@
+import { type Kysely, type Selectable, sql } from "kysely";
+import { unixNow } from "../core/ids.js";
+import type { ChannelsTable, Database } from "./schema.js";
+
+export const CHANNEL_TYPES = ["task-relay", "generate-record", "gemini", "openai-images"] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+/** Per-channel knobs; every one optional, the adapter applies its default. */
+export interface ChannelSettings {
+  /** Whole-call timeout for one upstream request (ms). */
+  timeoutMs?: number;
+  connectTimeoutMs?: number;
+  /** Time allowed until the first byte of the upstream answer (ms). */
+  firstByteTimeoutMs?: number;
+  /** Most ids in one poll call (task-relay). */
+  batchSize?: number;
+  /** Most upstream calls in flight at once on this channel. */
+  concurrency?: number;
+  /** Path word in front of /submit and /fetch (task-relay); default the family word. */
+  prefix?: string;
+}
+
+/** A channel as the rest of the gateway sees it (JSON columns parsed). Holds the secret key. */
+export interface Channel {
+  id: number;
+  name: string;
+  type: ChannelType;
+  baseUrl: string;
+  key: string;
+  models: string[];
+  modelMapping: Record<string, string>;
+  groups: string[];
+  priority: number;
+  weight: number;
+  priceRatio: number;
+  status: string;
+  statusReason: string;
+  settings: ChannelSettings;
+  failureCount: number;
+  lastError: string | null;
+  lastErrorAt: number | null;
+  lastSuccessAt: number | null;
+  successCount: number;
+  requestCount: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ChannelInput {
+  name: string;
+  type: ChannelType;
+  baseUrl: string;
+  key: string;
+  models: string[];
+  modelMapping?: Record<string, string>;
+  groups?: string[];
+  priority?: number;
+  weight?: number;
+  priceRatio?: number;
+  status?: string;
+  settings?: ChannelSettings;
+}
+
+function toChannel(row: Selectable<ChannelsTable>): Channel {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    type: row.type as ChannelType,
+    baseUrl: row.base_url,
+    key: row.key,
+    models: JSON.parse(row.models),
+    modelMapping: JSON.parse(row.model_mapping),
+    groups: JSON.parse(row.groups),
+    priority: Number(row.priority),
+    weight: Number(row.weight),
+    priceRatio: Number(row.price_ratio),
+    status: row.status,
+    statusReason: row.status_reason,
+    settings: JSON.parse(row.settings),
+    failureCount: Number(row.failure_count),
+    lastError: row.last_error,
+    lastErrorAt: row.last_error_at === null ? null : Number(row.last_error_at),
+    lastSuccessAt: row.last_success_at === null ? null : Number(row.last_success_at),
+    successCount: Number(row.success_count),
+    requestCount: Number(row.request_count),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  };
+}
+
+/** A channel as an API may show it: everything but the key. */
+export function publicChannel(c: Channel) {
+  const { key: _key, ...rest } = c;
+  return rest;
+}
+
+export class Channels {
+  private cache: Channel[] | null = null;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Drops the in-memory list (after a change here or on another instance). */
+  invalidate(): void {
+    this.cache = null;
+  }
+
+  async create(input: ChannelInput): Promise<Channel> {
+    const now = unixNow();
+    const row = await this.db
+      .insertInto("channels")
+      .values({
+        name: input.name,
+        type: input.type,
+        base_url: input.baseUrl.replace(/\/+$/, ""),
+        key: input.key,
+        models: JSON.stringify(input.models),
+        model_mapping: JSON.stringify(input.modelMapping ?? {}),
+        groups: JSON.stringify(input.groups ?? ["default"]),
+        priority: input.priority ?? 0,
+        weight: input.weight ?? 1,
+        price_ratio: input.priceRatio ?? 1,
+        status: input.status ?? "enabled",
+        status_reason: "",
+        settings: JSON.stringify(input.settings ?? {}),
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    this.invalidate();
+    return toChannel(row);
+  }
+
+  async update(id: number, patch: Partial<ChannelInput> & { statusReason?: string }): Promise<Channel | undefined> {
+    const set: Record<string, unknown> = { updated_at: unixNow() };
+    if (patch.name !== undefined) set.name = patch.name;
+    if (patch.type !== undefined) set.type = patch.type;
+    if (patch.baseUrl !== undefined) set.base_url = patch.baseUrl.replace(/\/+$/, "");
+    if (patch.key !== undefined) set.key = patch.key;
+    if (patch.models !== undefined) set.models = JSON.stringify(patch.models);
+    if (patch.modelMapping !== undefined) set.model_mapping = JSON.stringify(patch.modelMapping);
+    if (patch.groups !== undefined) set.groups = JSON.stringify(patch.groups);
+    if (patch.priority !== undefined) set.priority = patch.priority;
+    if (patch.weight !== undefined) set.weight = patch.weight;
+    if (patch.priceRatio !== undefined) set.price_ratio = patch.priceRatio;
+    if (patch.status !== undefined) {
+      set.status = patch.status;
+      set.status_reason = patch.statusReason ?? "";
+      if (patch.status === "enabled") set.failure_count = 0;
+    }
+    if (patch.settings !== undefined) set.settings = JSON.stringify(patch.settings);
+    const row = await this.db.updateTable("channels").set(set).where("id", "=", id).returningAll().executeTakeFirst();
+    this.invalidate();
+    return row ? toChannel(row) : undefined;
+  }
+
+  async get(id: number): Promise<Channel | undefined> {
+    const row = await this.db.selectFrom("channels").selectAll().where("id", "=", id).executeTakeFirst();
+    return row ? toChannel(row) : undefined;
+  }
+
+  async list(): Promise<Channel[]> {
+    const rows = await this.db.selectFrom("channels").selectAll().orderBy("id").execute();
+    return rows.map(toChannel);
+  }
+
+  private async all(): Promise<Channel[]> {
+    if (!this.cache) this.cache = await this.list();
+    return this.cache;
+  }
+
+  /** Enabled channels that serve `model` (a model name or a task family) to `group`. */
+  async candidates(model: string, group: string, types?: readonly ChannelType[]): Promise<Channel[]> {
+    return (await this.all()).filter(
+      (c) =>
+        c.status === "enabled" &&
+        c.models.includes(model) &&
+        c.groups.includes(group) &&
+        (types === undefined || types.includes(c.type)),
+    );
+  }
+
+  /** Whether any channel (enabled or not) lists this model: tells "unknown" from "unavailable". */
+  async isKnownModel(model: string, types?: readonly ChannelType[]): Promise<boolean> {
+    return (await this.all()).some((c) => c.models.includes(model) && (types === undefined || types.includes(c.type)));
+  }
+
+  /** Counts a call's outcome on the channel (for health and the admin view). */
+  async recordOutcome(id: number, outcome: { ok: true } | { ok: false; error: string }): Promise<void> {
+    const now = unixNow();
+    if (outcome.ok) {
+      await this.db
+        .updateTable("channels")
+        .set({
+          failure_count: 0,
+          last_success_at: now,
+          success_count: sql`success_count + 1`,
+          request_count: sql`request_count + 1`,
+        })
+        .where("id", "=", id)
+        .execute();
+    } else {
+      await this.db
+        .updateTable("channels")
+        .set({
+          failure_count: sql`failure_count + 1`,
+          last_error: outcome.error.slice(0, 500),
+          last_error_at: now,
+          request_count: sql`request_count + 1`,
+        })
+        .where("id", "=", id)
+        .execute();
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import type { Database } from "./schema.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+  /** True when the store answers a trivial query. */
+  ping(): Promise<boolean>;
+}
+
+/** 64-bit integers (balances, ids) come back as numbers; they stay far below 2^53. */
+function pgTypes() {
+  const types = pg.types;
+  return {
+    getTypeParser(oid: number, format?: "text" | "binary") {
+      if (oid === 20 /* int8 */) return (v: string) => Number(v);
+      if (oid === 1700 /* numeric */) return (v: string) => Number(v);
+      return types.getTypeParser(oid, format);
+    },
+  } as pg.CustomTypesConfig;
+}
+
+export function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Store {
+  if (databaseUrl.startsWith("sqlite:")) {
+    const file = databaseUrl.slice("sqlite:".length);
+    if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const sqlite = new SQLite(file);
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("synchronous = NORMAL");
+    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma("foreign_keys = ON");
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return {
+      db,
+      dialect: "sqlite",
+      close: () => db.destroy(),
+      ping: async () => {
+        try {
+          sqlite.prepare("select 1").get();
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    };
+  }
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 10,
+    types: pgTypes(),
+    connectionTimeoutMillis: 5000,
+  });
+  // An idle client that loses its connection must not crash the process.
+  pool.on("error", () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: "postgres",
+    close: () => db.destroy(),
+    ping: async () => {
+      try {
+        await pool.query("select 1");
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,17 @@
+import type { Migration } from "kysely";
+import * as m001 from "./001_initial.js";
+import * as m002 from "./002_tasks.js";
+import * as m003 from "./003_images.js";
+import * as m004 from "./004_content.js";
+import * as m005 from "./005_routing.js";
+import * as m006 from "./006_idempotency.js";
+
+/** Every migration, in order. One set serves SQLite and PostgreSQL. */
+export const MIGRATIONS: Record<string, Migration> = {
+  "001_initial": m001,
+  "002_tasks": m002,
+  "003_images": m003,
+  "004_content": m004,
+  "005_routing": m005,
+  "006_idempotency": m006,
+};

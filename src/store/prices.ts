@@ -1,0 +1,135 @@
+import type { Kysely, Selectable } from "kysely";
+import { DEFAULT_PRICES } from "../core/default-prices.js";
+import { unixNow } from "../core/ids.js";
+import type { TokenPrice } from "../core/pricing.js";
+import type { Database, PricesTable } from "./schema.js";
+
+export type PriceKind = "task" | "image" | "content";
+export type PriceRow = Selectable<PricesTable>;
+
+/** Prices and group ratios, read from the store and cached until a change is announced. */
+export class PriceBook {
+  private prices: Map<string, PriceRow> | null = null;
+  private ratios: Map<string, number> | null = null;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  invalidate(): void {
+    this.prices = null;
+    this.ratios = null;
+  }
+
+  /** Inserts the default prices that the store does not have yet; never overwrites. */
+  async seedDefaults(): Promise<void> {
+    const now = unixNow();
+    for (const p of DEFAULT_PRICES) {
+      await this.db
+        .insertInto("prices")
+        .values({
+          kind: p.kind,
+          name: p.name,
+          price: p.price ?? 0,
+          input_per_million: p.inputPerMillion ?? 0,
+          output_per_million: p.outputPerMillion ?? 0,
+          cached_ratio: p.cachedRatio ?? 1,
+          updated_at: now,
+        })
+        .onConflict((oc) => oc.columns(["kind", "name"]).doNothing())
+        .execute();
+    }
+    this.invalidate();
+  }
+
+  private async priceMap(): Promise<Map<string, PriceRow>> {
+    if (!this.prices) {
+      const rows = await this.db.selectFrom("prices").selectAll().execute();
+      this.prices = new Map(rows.map((r) => [`${r.kind}:${r.name}`, r]));
+    }
+    return this.prices;
+  }
+
+  /** Per-call price of a task action (`audioa`, `MUSIC`), or null when none is set. */
+  async taskPrice(family: string, action: string): Promise<number | null> {
+    const row = (await this.priceMap()).get(`task:${family}:${action}`);
+    return row ? Number(row.price) : null;
+  }
+
+  /** Per-image price of an image model, or null. */
+  async imagePrice(model: string): Promise<number | null> {
+    const row = (await this.priceMap()).get(`image:${model}`);
+    return row ? Number(row.price) : null;
+  }
+
+  /** Token prices of a content model, or null. */
+  async contentPrice(model: string): Promise<TokenPrice | null> {
+    const row = (await this.priceMap()).get(`content:${model}`);
+    if (!row) return null;
+    return {
+      inputPerMillion: Number(row.input_per_million),
+      outputPerMillion: Number(row.output_per_million),
+      cachedRatio: Number(row.cached_ratio),
+    };
+  }
+
+  async listPrices(): Promise<PriceRow[]> {
+    return [...(await this.priceMap()).values()].sort((a, b) =>
+      `${a.kind}:${a.name}`.localeCompare(`${b.kind}:${b.name}`),
+    );
+  }
+
+  async setPrice(p: {
+    kind: PriceKind;
+    name: string;
+    price?: number;
+    inputPerMillion?: number;
+    outputPerMillion?: number;
+    cachedRatio?: number;
+  }): Promise<void> {
+    const values = {
+      kind: p.kind,
+      name: p.name,
+      price: p.price ?? 0,
+      input_per_million: p.inputPerMillion ?? 0,
+      output_per_million: p.outputPerMillion ?? 0,
+      cached_ratio: p.cachedRatio ?? 1,
+      updated_at: unixNow(),
+    };
+    await this.db
+      .insertInto("prices")
+      .values(values)
+      .onConflict((oc) =>
+        oc.columns(["kind", "name"]).doUpdateSet({
+          price: values.price,
+          input_per_million: values.input_per_million,
+          output_per_million: values.output_per_million,
+          cached_ratio: values.cached_ratio,
+          updated_at: values.updated_at,
+        }),
+      )
+      .execute();
+    this.invalidate();
+  }
+
+  /** Ratio of a billing group; 1 for a group with no ratio set. */
+  async groupRatio(group: string): Promise<number> {
+    if (!this.ratios) {
+      const rows = await this.db.selectFrom("group_ratios").selectAll().execute();
+      this.ratios = new Map(rows.map((r) => [r.group, Number(r.ratio)]));
+    }
+    return this.ratios.get(group) ?? 1;
+  }
+
+  async listGroupRatios(): Promise<{ group: string; ratio: number }[]> {
+    const rows = await this.db.selectFrom("group_ratios").selectAll().orderBy("group").execute();
+    return rows.map((r) => ({ group: r.group, ratio: Number(r.ratio) }));
+  }
+
+  async setGroupRatio(group: string, ratio: number): Promise<void> {
+    await this.db
+      .insertInto("group_ratios")
+      .values({ group, ratio, updated_at: unixNow() })
+      .onConflict((oc) => oc.column("group").doUpdateSet({ ratio, updated_at: unixNow() }))
+      .execute();
+    this.invalidate();
+  }
+}

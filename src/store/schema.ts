@@ -1,0 +1,160 @@
+import type { ColumnType, Generated } from "kysely";
+
+/** Row types of the store. Timestamps are Unix seconds; JSON columns hold text. */
+
+type Id = Generated<number>;
+type Json = string;
+
+export interface UsersTable {
+  id: Id;
+  name: string;
+  group: string;
+  quota: number;
+  used_quota: Generated<number>;
+  status: string;
+  webhook_url: string | null;
+  webhook_secret: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TokensTable {
+  id: Id;
+  user_id: number;
+  name: string;
+  key_hash: string;
+  /** First characters of the key, for operators to tell tokens apart. */
+  key_prefix: string;
+  status: string;
+  expires_at: number | null;
+  quota_limit: number | null;
+  used_quota: Generated<number>;
+  models: Json | null;
+  ip_allow: Json | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChannelsTable {
+  id: Id;
+  name: string;
+  type: string;
+  base_url: string;
+  key: string;
+  models: Json;
+  model_mapping: Json;
+  groups: Json;
+  priority: number;
+  weight: number;
+  price_ratio: number;
+  status: string;
+  status_reason: string;
+  settings: Json;
+  failure_count: Generated<number>;
+  last_error: string | null;
+  last_error_at: number | null;
+  last_success_at: number | null;
+  success_count: Generated<number>;
+  request_count: Generated<number>;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface LedgerTable {
+  id: Id;
+  user_id: number;
+  token_id: number | null;
+  kind: string;
+  amount: number;
+  reference: string;
+  note: string;
+  created_at: number;
+}
+
+export interface TasksTable {
+  id: Id;
+  task_id: string;
+  platform: string;
+  user_id: number;
+  token_id: number | null;
+  group: string;
+  channel_id: number;
+  quota: number;
+  action: string;
+  status: string;
+  fail_reason: string;
+  result_url: string | null;
+  submit_time: number;
+  start_time: number;
+  finish_time: number;
+  progress: string;
+  properties: Json;
+  data: Json;
+  request_body: Json;
+  upstream_id: string | null;
+  upstream_status: string | null;
+  next_poll_at: number;
+  lease_owner: string | null;
+  lease_until: number;
+  poll_count: Generated<number>;
+  callback_secret: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RequestLogsTable {
+  id: Id;
+  created_at: number;
+  request_id: string;
+  user_id: number | null;
+  token_id: number | null;
+  channel_id: number | null;
+  surface: string;
+  model: string;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  quota: number;
+  latency_ms: number;
+  status: number;
+  error: string | null;
+}
+
+export interface PricesTable {
+  kind: string;
+  name: string;
+  /** Currency units per call (tasks, images). */
+  price: number;
+  /** Currency units per million tokens (content models). */
+  input_per_million: number;
+  output_per_million: number;
+  /** Fraction of the input price charged for cached input tokens. */
+  cached_ratio: number;
+  updated_at: number;
+}
+
+export interface GroupRatiosTable {
+  group: string;
+  ratio: number;
+  updated_at: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: Json;
+  updated_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  ledger: LedgerTable;
+  tasks: TasksTable;
+  request_logs: RequestLogsTable;
+  prices: PricesTable;
+  group_ratios: GroupRatiosTable;
+  settings: SettingsTable;
+}
+
+export type Timestamp = ColumnType<number, number, number>;
