@@ -19,6 +19,7 @@ import { openStore } from "./store/database.js";
 import { Ledger } from "./store/ledger.js";
 import { migrateToLatest } from "./store/migrate.js";
 import { PriceBook } from "./store/prices.js";
+import { RequestLogWriter } from "./store/request-logs.js";
 import { Tokens } from "./store/tokens.js";
 import { Users } from "./store/users.js";
 import { registerTaskServices } from "./workers/index.js";
@@ -90,6 +91,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     prices,
     auth,
     bus,
+    requestLogs: new RequestLogWriter(store.db, (err) => app.log.warn({ err }, "request log rows dropped")),
     adminKeyHash,
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
     publicBaseUrl: () => (config.publicBaseUrl ?? listenUrl).replace(/\/+$/, ""),
@@ -102,6 +104,8 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     },
   };
 
+  // The request log is written by every role that serves requests, so it runs for all roles.
+  const requestLogs = ctx.requestLogs;
   app.decorateRequest("principal", null);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
@@ -125,6 +129,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     async listen(port?: number) {
       const address = await app.listen({ host: config.host, port: port ?? config.port });
       listenUrl = address.replace("[::1]", "localhost");
+      requestLogs.start();
       if (config.role !== "api") {
         for (const s of services) s.start();
         started = true;
@@ -133,6 +138,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     },
     async close() {
       await app.close();
+      await requestLogs.stop();
       if (started) await Promise.all(services.map((s) => s.stop()));
       unsubscribe();
       await bus.close();

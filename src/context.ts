@@ -6,6 +6,7 @@ import type { Channels } from "./store/channels.js";
 import type { Store } from "./store/database.js";
 import type { Ledger } from "./store/ledger.js";
 import type { PriceBook } from "./store/prices.js";
+import type { RequestLogWriter } from "./store/request-logs.js";
 import type { Tokens } from "./store/tokens.js";
 import type { Users } from "./store/users.js";
 
@@ -29,6 +30,8 @@ export interface GatewayContext {
   prices: PriceBook;
   auth: Authenticator;
   bus: ChangeBus;
+  /** Batched, off-the-hot-path request log (one row per relayed call). */
+  requestLogs: RequestLogWriter;
   adminKeyHash: string;
   /** Unique name of this process, used as lease owner by workers. */
   instanceId: string;

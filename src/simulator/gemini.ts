@@ -1,8 +1,59 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { answerGeminiImage, type GeminiImageSimOptions } from "./gemini-image.js";
+import { answerGeminiText, type GeminiTextSimOptions } from "./gemini-text.js";
 import type { SimulatorState } from "./server.js";
 
-/** Settings of the simulated `gemini` upstream. */
-export type GeminiSimOptions = Record<string, never>;
+/** Settings of the simulated `gemini` upstream: text and image models. */
+export interface GeminiSimOptions {
+  text?: GeminiTextSimOptions;
+  image?: GeminiImageSimOptions;
+}
 
-/** The `gemini` protocol of the simulator. */
-export async function geminiSimulator(_app: FastifyInstance, _opts: { state: SimulatorState }) {}
+/** The part of a request both answers need. */
+export interface GeminiSimRequest {
+  model: string;
+  method: "generateContent" | "streamGenerateContent";
+  /** `alt=sse` given. */
+  sse: boolean;
+  body: any;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  state: SimulatorState;
+}
+
+/**
+ * `POST /v1beta/models/{model}:generateContent|streamGenerateContent`. A request asking for the
+ * IMAGE modality is answered by the image part of the simulator; every other by the text part.
+ */
+export async function geminiSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
+  const { state } = opts;
+  app.post("/v1beta/models/:target", async (request, reply) => {
+    const target = (request.params as { target: string }).target;
+    const sep = target.lastIndexOf(":");
+    const model = sep > 0 ? target.slice(0, sep) : target;
+    const method = sep > 0 ? target.slice(sep + 1) : "";
+    if (method !== "generateContent" && method !== "streamGenerateContent") {
+      return reply.status(404).send({ error: { code: 404, message: `unknown method ${method}`, status: "NOT_FOUND" } });
+    }
+    const key = request.headers["x-goog-api-key"] ?? (request.query as Record<string, string>).key;
+    const keys = state.options.keys;
+    if (typeof key !== "string" || key === "" || (keys && !keys.includes(key))) {
+      return reply.status(400).send({
+        error: { code: 400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT" },
+      });
+    }
+    const body = request.body as any;
+    const modalities: unknown = body?.generationConfig?.responseModalities;
+    const wantsImage = Array.isArray(modalities) && modalities.some((m) => String(m).toUpperCase() === "IMAGE");
+    const sim: GeminiSimRequest = {
+      model,
+      method,
+      sse: (request.query as Record<string, string>).alt === "sse",
+      body,
+      request,
+      reply,
+      state,
+    };
+    return wantsImage ? answerGeminiImage(sim) : answerGeminiText(sim);
+  });
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { type StoreKind, type TestGateway, startTestGateway } from "../support/gateway.js";
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`gateway start-up [${kind}]`, () => {

@@ -1,0 +1,37 @@
+/**
+ * How an upstream failure is classified (every adapter reports one of these):
+ * - `retryable`: connection refused or reset, timeout before any byte, 408, 429, 5xx: another
+ *   channel may be tried;
+ * - `refused`: any other 4xx: the request is wrong or forbidden upstream; the user gets a clear
+ *   error and is refunded;
+ * - `auth`: 401/403 from the upstream or a bad-key 400: the channel itself is unhealthy.
+ */
+export type UpstreamErrorClass = "retryable" | "refused" | "auth";
+
+export class UpstreamError extends Error {
+  override readonly name = "UpstreamError";
+  readonly kind: UpstreamErrorClass;
+  /** HTTP status from the upstream, when there was an answer. */
+  readonly status: number | null;
+  /** True once any byte of the answer reached the client: no failover after that. */
+  committed: boolean;
+
+  /** `message` must never hold a channel key or a URL carrying one. */
+  constructor(kind: UpstreamErrorClass, message: string, options: { status?: number | null; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.status = options.status ?? null;
+    this.committed = false;
+  }
+}
+
+export function isUpstreamError(err: unknown): err is UpstreamError {
+  return err instanceof UpstreamError;
+}
+
+/** The class of an upstream HTTP status. */
+export function classifyStatus(status: number): UpstreamErrorClass {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 408 || status === 429 || status >= 500) return "retryable";
+  return "refused";
+}
