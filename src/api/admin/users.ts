@@ -115,6 +115,11 @@ export async function userAdminRoutes(base: FastifyInstance, opts: { ctx: Gatewa
   app.patch("/tokens/:id", { schema: { params: IdParams, body: UpdateTokenBody } }, async (request) => {
     checkIpAllow(request.body.ip_allow);
     const b = request.body;
+    const current = await ctx.tokens.get(Number(request.params.id));
+    if (!current) throw new GatewayError("GW_ERR_NOT_FOUND", `No token ${request.params.id}.`);
+    if (current.status === "revoked") {
+      throw new GatewayError("GW_ERR_CONFLICT", "A revoked token cannot be changed; create a new one.");
+    }
     const row = await ctx.tokens.update(Number(request.params.id), {
       name: b.name,
       status: b.status,
