@@ -1,8 +1,25 @@
+import path from "node:path";
 import type { FastifyInstance } from "fastify";
+import { LocalBlobStore } from "../../blobs/local-blob-store.js";
 import type { GatewayContext } from "../../context.js";
+import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { installSurface } from "../surfaces.js";
+import { imageFileRoutes } from "./files.js";
+import { imageGenerationRoutes } from "./generations.js";
 
-/** OpenAI-compatible images surface under /v1 (OpenAI error shape). */
-export async function imageRoutes(app: FastifyInstance, _opts: { ctx: GatewayContext }) {
+/**
+ * OpenAI-compatible images surface under /v1 (OpenAI error shape): generation behind a Bearer
+ * token, and the stored images, served without credentials at unguessable paths.
+ */
+export async function imageRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
   installSurface(app, "openai");
+  const { ctx } = opts;
+  const blobs = new LocalBlobStore(path.join(ctx.config.dataDir, "blobs", "images"));
+  const guarded = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
+  const trusted = new GuardedFetcher({ allowPrivate: true });
+  app.addHook("onClose", async () => {
+    await Promise.all([guarded.close(), trusted.close()]);
+  });
+  await app.register(imageGenerationRoutes, { ports: { ctx, blobs, guarded, trusted } });
+  await app.register(imageFileRoutes, { blobs });
 }
