@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Principal } from "../auth/authenticator.js";
 import { bearerKey, googleKey } from "../auth/credentials.js";
 import type { GatewayContext } from "../context.js";
+import { GatewayError } from "../errors.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -16,7 +17,15 @@ export type Carrier = "bearer" | "google";
 export function requireToken(ctx: GatewayContext, carrier: Carrier) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const key = carrier === "bearer" ? bearerKey(request) : googleKey(request);
-    request.principal = await ctx.auth.authenticate(key, request.ip);
+    // An address that keeps presenting bad keys is refused before any lookup: guessing is slow.
+    await ctx.limits.assertAuthAllowed(request.ip);
+    try {
+      request.principal = await ctx.auth.authenticate(key, request.ip);
+    } catch (err) {
+      if (err instanceof GatewayError && err.status === 401) await ctx.limits.recordAuthFailure(request.ip);
+      throw err;
+    }
+    await ctx.limits.consumeRequest(request.principal.tokenId);
   };
 }
 

@@ -42,6 +42,8 @@ export interface Channel {
   lastSuccessAt: number | null;
   successCount: number;
   requestCount: number;
+  /** Moving average of recent outcomes: 1 when every recent call succeeded. */
+  recentSuccessRate: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -83,6 +85,7 @@ function toChannel(row: Selectable<ChannelsTable>): Channel {
     lastSuccessAt: row.last_success_at === null ? null : Number(row.last_success_at),
     successCount: Number(row.success_count),
     requestCount: Number(row.request_count),
+    recentSuccessRate: Math.round(Number(row.recent_success_rate) * 1000) / 1000,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -185,31 +188,34 @@ export class Channels {
     return (await this.all()).some((c) => c.models.includes(model) && (types === undefined || types.includes(c.type)));
   }
 
-  /** Counts a call's outcome on the channel (for health and the admin view). */
-  async recordOutcome(id: number, outcome: { ok: true } | { ok: false; error: string }): Promise<void> {
+  /** Counts a call's outcome on the channel; returns the consecutive failure count after it. */
+  async recordOutcome(id: number, outcome: { ok: true } | { ok: false; error: string }): Promise<number> {
     const now = unixNow();
-    if (outcome.ok) {
-      await this.db
-        .updateTable("channels")
-        .set({
-          failure_count: 0,
-          last_success_at: now,
-          success_count: sql`success_count + 1`,
-          request_count: sql`request_count + 1`,
-        })
-        .where("id", "=", id)
-        .execute();
-    } else {
-      await this.db
-        .updateTable("channels")
-        .set({
-          failure_count: sql`failure_count + 1`,
-          last_error: outcome.error.slice(0, 500),
-          last_error_at: now,
-          request_count: sql`request_count + 1`,
-        })
-        .where("id", "=", id)
-        .execute();
-    }
+    const row = outcome.ok
+      ? await this.db
+          .updateTable("channels")
+          .set({
+            failure_count: 0,
+            last_success_at: now,
+            success_count: sql`success_count + 1`,
+            request_count: sql`request_count + 1`,
+            recent_success_rate: sql`recent_success_rate * 0.9 + 0.1`,
+          })
+          .where("id", "=", id)
+          .returning("failure_count")
+          .executeTakeFirst()
+      : await this.db
+          .updateTable("channels")
+          .set({
+            failure_count: sql`failure_count + 1`,
+            last_error: outcome.error.slice(0, 500),
+            last_error_at: now,
+            request_count: sql`request_count + 1`,
+            recent_success_rate: sql`recent_success_rate * 0.9`,
+          })
+          .where("id", "=", id)
+          .returning("failure_count")
+          .executeTakeFirst();
+    return Number(row?.failure_count ?? 0);
   }
 }

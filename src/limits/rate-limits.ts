@@ -1,0 +1,73 @@
+import type { Redis } from "ioredis";
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { GatewayError } from "../errors.js";
+
+export interface RateLimitSettings {
+  requestsPerMinute: number;
+  authFailuresPerMinute: number;
+  keyPrefix: string;
+}
+
+function tooMany(message: string, res: RateLimiterRes): GatewayError {
+  const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  return new GatewayError("GW_ERR_RATE_LIMITED", message, { headers: { "retry-after": String(seconds) } });
+}
+
+/**
+ * Request limits per token and failed-authentication limits per client address. In memory for
+ * one instance; in Redis when the gateway has one, so the limit holds across every instance.
+ */
+export class RateLimits {
+  private readonly requests: RateLimiterAbstract | null;
+  private readonly authFailures: RateLimiterAbstract;
+  /** Called when a request is refused for its rate (metrics). */
+  onLimited: (kind: "requests" | "auth_failures") => void = () => {};
+
+  constructor(settings: RateLimitSettings, redis: Redis | null) {
+    const make = (points: number, name: string) =>
+      redis
+        ? new RateLimiterRedis({
+            storeClient: redis,
+            points,
+            duration: 60,
+            keyPrefix: `${settings.keyPrefix}:rl:${name}`,
+            // When Redis is unreachable, limit in memory instead of refusing everyone.
+            insuranceLimiter: new RateLimiterMemory({ points, duration: 60 }),
+          })
+        : new RateLimiterMemory({ points, duration: 60, keyPrefix: name });
+    this.requests = settings.requestsPerMinute > 0 ? make(settings.requestsPerMinute, "req") : null;
+    this.authFailures = make(settings.authFailuresPerMinute, "authfail");
+  }
+
+  /** Counts one request of a token; throws a 429 GatewayError (with Retry-After) over the limit. */
+  async consumeRequest(tokenId: number): Promise<void> {
+    if (!this.requests) return;
+    try {
+      await this.requests.consume(String(tokenId));
+    } catch (res) {
+      if (res instanceof RateLimiterRes) {
+        this.onLimited("requests");
+        throw tooMany("Too many requests for this token; retry later.", res);
+      }
+      throw res;
+    }
+  }
+
+  /** Refuses an address that has failed authentication too often (before any key lookup). */
+  async assertAuthAllowed(address: string): Promise<void> {
+    const res = await this.authFailures.get(address);
+    if (res && res.consumedPoints >= this.authFailures.points) {
+      this.onLimited("auth_failures");
+      throw tooMany("Too many failed authentications from this address; retry later.", res);
+    }
+  }
+
+  /** Counts one failed authentication of an address. */
+  async recordAuthFailure(address: string): Promise<void> {
+    try {
+      await this.authFailures.consume(address);
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { BackgroundService } from "../context.js";
+import type { Channel, Channels } from "../store/channels.js";
+import { callUpstream } from "../upstreams/http.js";
+import { AUTO_DISABLED } from "./channel-health.js";
+
+/** A cheap request that tells whether a channel's upstream answers and accepts its key. */
+function probeCall(channel: Channel): {
+  method: "GET" | "POST";
+  url: string;
+  headers: Record<string, string>;
+  json?: unknown;
+} {
+  const bearer = { authorization: `Bearer ${channel.key}` };
+  switch (channel.type) {
+    case "gemini":
+      return {
+        method: "GET",
+        url: `${channel.baseUrl}/v1beta/models?pageSize=1`,
+        headers: { "x-goog-api-key": channel.key },
+      };
+    case "openai-images":
+      return { method: "GET", url: `${channel.baseUrl}/v1/models`, headers: bearer };
+    case "task-relay": {
+      const prefix = channel.settings.prefix ?? channel.models[0] ?? "audioa";
+      return {
+        method: "POST",
+        url: `${channel.baseUrl}/${prefix}/fetch`,
+        headers: bearer,
+        json: { ids: [], action: "MUSIC" },
+      };
+    }
+    case "generate-record":
+      return { method: "GET", url: `${channel.baseUrl}/api/v1/generate/record-info?taskId=probe`, headers: bearer };
+  }
+}
+
+/** True when the upstream answered and did not refuse the key or fail on its side. */
+export async function probeChannel(channel: Channel, timeoutMs = 5000): Promise<boolean> {
+  try {
+    const res = await callUpstream({ ...probeCall(channel), timeoutMs, firstByteTimeoutMs: timeoutMs });
+    await res.body.dump();
+    return res.statusCode < 500 && res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode !== 429;
+  } catch {
+    return false;
+  }
+}
+
+/** Periodically probes automatically disabled channels and re-enables those that recovered. */
+export class ChannelProbe implements BackgroundService {
+  readonly name = "channel-probe";
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly channels: Channels,
+    private readonly announce: () => Promise<void>,
+    private readonly intervalMs: number,
+    private readonly logger: FastifyBaseLogger,
+  ) {}
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      if (!this.running) {
+        this.running = this.runOnce()
+          .then(() => {})
+          .finally(() => {
+            this.running = null;
+          });
+      }
+    }, this.intervalMs);
+    this.timer.unref();
+  }
+
+  /** One round: probe every automatically disabled channel. Returns the ids re-enabled. */
+  async runOnce(): Promise<number[]> {
+    const revived: number[] = [];
+    try {
+      const down = (await this.channels.list()).filter((c) => c.status === AUTO_DISABLED);
+      for (const channel of down) {
+        if (await probeChannel(channel)) {
+          await this.channels.update(channel.id, { status: "enabled", statusReason: "" });
+          revived.push(channel.id);
+          this.logger.info(
+            { channelId: channel.id, channel: channel.name },
+            "channel re-enabled after a successful probe",
+          );
+        }
+      }
+      if (revived.length > 0) await this.announce();
+    } catch (err) {
+      this.logger.warn({ err }, "channel probe round failed");
+    }
+    return revived;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+}

@@ -1,0 +1,134 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UpstreamError } from "../../src/core/upstream-error.js";
+import { ChannelProbe } from "../../src/routing/channel-probe.js";
+import { ChannelSlots } from "../../src/routing/channel-slots.js";
+import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
+import { HAS_PG } from "../support/postgres.js";
+
+for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
+  describe.skipIf(kind === "postgres" && !HAS_PG)(`channel health [${kind}]`, () => {
+    let gw: TestGateway;
+    let upstream: http.Server;
+    let upstreamUrl: string;
+    beforeAll(async () => {
+      gw = await startTestGateway(kind, { routing: { disableAfterFailures: 3 } });
+      upstream = http.createServer((req, res) => {
+        res.writeHead(req.headers["x-goog-api-key"] === "good-key" ? 200 : 401, { "content-type": "application/json" });
+        res.end("{}");
+      });
+      await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+      upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      await gw?.close();
+      await new Promise((r) => upstream?.close(r));
+    });
+
+    const channel = async (id: number) => (await gw.admin("GET", `/channels/${id}`)).body.data;
+
+    it("disables a channel at once when the upstream refuses its key, with the reason", async () => {
+      const id = await gw.createChannel({ type: "gemini", baseUrl: upstreamUrl, key: "bad-key", models: ["m1"] });
+      await gw.gateway.ctx.health.report(
+        { id, name: "c" },
+        new UpstreamError("auth", "upstream error 401: bad key", { status: 401 }),
+      );
+      const c = await channel(id);
+      expect(c.status).toBe("auto_disabled");
+      expect(c.statusReason).toContain("credentials");
+      expect(await gw.gateway.ctx.channels.candidates("m1", "default")).toEqual([]);
+    });
+
+    it("disables after consecutive retryable failures and shows the last error and success rate", async () => {
+      const id = await gw.createChannel({ type: "gemini", baseUrl: upstreamUrl, key: "good-key", models: ["m2"] });
+      const health = gw.gateway.ctx.health;
+      await health.report({ id, name: "c" }, null);
+      await health.report({ id, name: "c" }, new UpstreamError("retryable", "upstream unreachable (ECONNREFUSED)"));
+      await health.report({ id, name: "c" }, new UpstreamError("retryable", "upstream unreachable (ECONNREFUSED)"));
+      expect((await channel(id)).status).toBe("enabled");
+      // A request the upstream refuses is the request's fault: it does not count against the channel.
+      await health.report(
+        { id, name: "c" },
+        new UpstreamError("refused", "upstream error 400: bad prompt", { status: 400 }),
+      );
+      for (let i = 0; i < 3; i++) {
+        await health.report({ id, name: "c" }, new UpstreamError("retryable", "upstream timed out before answering"));
+      }
+      const c = await channel(id);
+      expect(c.status).toBe("auto_disabled");
+      expect(c.statusReason).toMatch(/3 consecutive failures/);
+      expect(c.lastError).toContain("timed out");
+      expect(c.recentSuccessRate).toBeLessThan(1);
+      expect(c.requestCount).toBe(7);
+    });
+
+    it("re-enables a recovered channel on the probe and leaves an unreachable one disabled", async () => {
+      const ctx = gw.gateway.ctx;
+      const healthy = await gw.createChannel({ type: "gemini", baseUrl: upstreamUrl, key: "good-key", models: ["m3"] });
+      const dead = await gw.createChannel({
+        type: "gemini",
+        baseUrl: "http://127.0.0.1:9",
+        key: "good-key",
+        models: ["m3"],
+      });
+      for (const id of [healthy, dead]) {
+        await ctx.health.report({ id, name: "c" }, new UpstreamError("auth", "upstream error 403", { status: 403 }));
+      }
+      const probe = new ChannelProbe(ctx.channels, () => ctx.announce("channels"), 60_000, ctx.logger);
+      const revived = await probe.runOnce();
+      expect(revived).toContain(healthy);
+      expect(revived).not.toContain(dead);
+      expect((await channel(healthy)).status).toBe("enabled");
+      expect((await channel(dead)).status).toBe("auto_disabled");
+      expect((await ctx.channels.candidates("m3", "default")).map((c) => c.id)).toEqual([healthy]);
+    });
+
+    it("leaves a channel the operator disabled alone", async () => {
+      const ctx = gw.gateway.ctx;
+      const id = await gw.createChannel({ type: "gemini", baseUrl: upstreamUrl, key: "good-key", models: ["m4"] });
+      await gw.admin("PATCH", `/channels/${id}`, { status: "disabled" });
+      const probe = new ChannelProbe(ctx.channels, () => ctx.announce("channels"), 60_000, ctx.logger);
+      expect(await probe.runOnce()).toEqual([]);
+      expect((await channel(id)).status).toBe("disabled");
+    });
+  });
+}
+
+describe("channel concurrency slots", () => {
+  it("never lets more calls than the limit run at once, and hands slots to waiters in order", async () => {
+    const slots = new ChannelSlots(5_000);
+    const channel = { id: 1, settings: { concurrency: 2 } };
+    let running = 0;
+    let peak = 0;
+    const order: number[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const release = await slots.acquire(channel);
+        running += 1;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 5));
+        order.push(i);
+        running -= 1;
+        release();
+        release(); // a second release is ignored
+      }),
+    );
+    expect(peak).toBe(2);
+    expect(order).toHaveLength(8);
+    expect(slots.inUse(1)).toBe(0);
+  });
+
+  it("counts a channel that stays full as busy, a retryable error", async () => {
+    const slots = new ChannelSlots(30);
+    const channel = { id: 2, settings: { concurrency: 1 } };
+    const release = await slots.acquire(channel);
+    const err = await slots.acquire(channel).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect((err as UpstreamError).kind).toBe("retryable");
+    release();
+    const again = await slots.acquire(channel);
+    again();
+    expect(slots.inUse(2)).toBe(0);
+  });
+});
