@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino from "pino";
 import { adminRoutes } from "./api/admin/index.js";
+import { registerApiDocs } from "./api/docs/index.js";
 import { geminiRoutes } from "./api/gemini/index.js";
 import { imageRoutes } from "./api/images/index.js";
 import { opsRoutes } from "./api/ops/index.js";
@@ -11,9 +12,16 @@ import { taskRoutes } from "./api/tasks/index.js";
 import { resolveAdminKeyHash } from "./auth/admin-key.js";
 import { Authenticator } from "./auth/authenticator.js";
 import type { Config } from "./config.js";
+import { applyConfiguredCatalog } from "./config-file.js";
 import type { BackgroundService, GatewayContext } from "./context.js";
 import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
+import { RedisChangeBus } from "./events/redis-change-bus.js";
+import { RateLimits } from "./limits/rate-limits.js";
 import { loggerOptions } from "./logger.js";
+import { countTasksByState, createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
+import { ChannelHealth } from "./routing/channel-health.js";
+import { ChannelProbe } from "./routing/channel-probe.js";
+import { ChannelSlots } from "./routing/channel-slots.js";
 import { Channels } from "./store/channels.js";
 import { openStore } from "./store/database.js";
 import { Ledger } from "./store/ledger.js";
@@ -65,11 +73,19 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     forceCloseConnections: "idle",
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Prices, group ratios and channel seeds from the config file, before any cache is filled.
+  const catalog = await applyConfiguredCatalog(store, config);
+  if (catalog.channelsCreated.length > 0) app.log.info({ channels: catalog.channelsCreated }, "channels seeded");
+  prices.invalidate();
+  const metrics = createGatewayMetrics({ countTasks: () => countTasksByState(store.db) });
+
   const users = new Users(store.db);
   const tokens = new Tokens(store.db);
   const channels = new Channels(store.db);
   const auth = new Authenticator(tokens, users);
-  const bus = options.bus ?? new LocalChangeBus();
+  const redisBus =
+    !options.bus && config.redisUrl ? await RedisChangeBus.connect(config.redisUrl, config.redisKeyPrefix) : null;
+  const bus = options.bus ?? redisBus ?? new LocalChangeBus();
   const services: BackgroundService[] = [];
   let listenUrl = `http://${config.host}:${config.port}`;
 
@@ -84,13 +100,24 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     config,
     store,
     logger: app.log,
-    ledger: new Ledger(store.db, store.dialect === "postgres"),
+    ledger: new Ledger(store.db, store.dialect === "postgres", quotaObserver(metrics)),
     users,
     tokens,
     channels,
     prices,
     auth,
     bus,
+    metrics,
+    limits: new RateLimits(
+      {
+        requestsPerMinute: config.limits.requestsPerMinute,
+        authFailuresPerMinute: config.limits.authFailuresPerMinute,
+        keyPrefix: config.redisKeyPrefix,
+      },
+      redisBus?.client ?? null,
+    ),
+    health: new ChannelHealth(channels, () => announceChannels(), config.routing.disableAfterFailures, app.log),
+    slots: new ChannelSlots(),
     requestLogs: new RequestLogWriter(store.db, (err) => app.log.warn({ err }, "request log rows dropped")),
     adminKeyHash,
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
@@ -106,11 +133,19 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
 
   // The request log is written by every role that serves requests, so it runs for all roles.
   const requestLogs = ctx.requestLogs;
+  async function announceChannels() {
+    await ctx.announce("channels");
+  }
+  ctx.addService(new ChannelProbe(channels, announceChannels, config.routing.probeIntervalMs, app.log));
+
   app.decorateRequest("principal", null);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
 
+  installRequestMetrics(app, metrics);
+  // Before any surface: the OpenAPI generator sees only routes added after it.
+  await registerApiDocs(app, ctx);
   // Anything outside a surface (unknown paths at the root) answers in the envelope shape.
   installSurface(app, "envelope");
   await app.register(opsRoutes, { ctx });

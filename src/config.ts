@@ -1,6 +1,58 @@
 import path from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { CHANNEL_TYPES } from "./store/channels.js";
+
+const Amount = Type.Number({ minimum: 0, maximum: 1_000_000 });
+
+/** A price the config file sets; the same fields as the admin API's PUT /prices. */
+const PriceSeed = Type.Object(
+  {
+    kind: Type.Union([Type.Literal("task"), Type.Literal("image"), Type.Literal("content")]),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    price: Type.Optional(Amount),
+    input_per_million: Type.Optional(Amount),
+    output_per_million: Type.Optional(Amount),
+    cached_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+/** A channel the config file seeds (created at start when no channel has its name). */
+const ChannelSeed = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    type: Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
+    base_url: Type.String({ pattern: "^https?://[^\\s]+$", maxLength: 2000 }),
+    /** Name of the environment variable holding the channel's key: keys never sit in the file. */
+    key_env: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })),
+    /** The key itself, filled from `key_env` at start. */
+    key: Type.Optional(Type.String({ minLength: 1 })),
+    models: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1 }),
+    model_mapping: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
+    groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1 })),
+    priority: Type.Optional(Type.Integer({ minimum: -1000, maximum: 1000 })),
+    weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    price_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
+    status: Type.Optional(Type.Union([Type.Literal("enabled"), Type.Literal("disabled")])),
+    settings: Type.Optional(
+      Type.Object(
+        {
+          timeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
+          connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 50 })),
+          firstByteTimeoutMs: Type.Optional(Type.Integer({ minimum: 50 })),
+          batchSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+          concurrency: Type.Optional(Type.Integer({ minimum: 1 })),
+          prefix: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ChannelSeed = Static<typeof ChannelSeed>;
+export type PriceSeed = Static<typeof PriceSeed>;
 
 /** Everything the gateway can be told at start-up. Validated once; a bad setting stops the process. */
 export const ConfigSchema = Type.Object({
@@ -55,6 +107,40 @@ export const ConfigSchema = Type.Object({
     /** Output tokens assumed for the up-front charge when the request gives no maxOutputTokens. */
     defaultMaxOutputTokens: Type.Integer({ minimum: 1 }),
   }),
+  routing: Type.Object({
+    /** Most channels tried for one request or task submit (failover). */
+    maxAttempts: Type.Integer({ minimum: 1, maximum: 20 }),
+    /** Consecutive failures after which a channel is disabled automatically. */
+    disableAfterFailures: Type.Integer({ minimum: 1 }),
+    /** How often automatically disabled channels are probed for recovery (ms). */
+    probeIntervalMs: Type.Integer({ minimum: 100 }),
+  }),
+  limits: Type.Object({
+    /** Requests per minute per token; 0 = no limit. */
+    requestsPerMinute: Type.Integer({ minimum: 0 }),
+    /** Unfinished tasks one user may have at once; 0 = no limit. */
+    tasksInFlightPerUser: Type.Integer({ minimum: 0 }),
+    /** Failed authentications per minute per client address before it is refused for a while. */
+    authFailuresPerMinute: Type.Integer({ minimum: 1 }),
+  }),
+  /** Prefix of every Redis key and channel of this deployment. */
+  redisKeyPrefix: Type.String({ minLength: 1, maxLength: 100 }),
+  webhooks: Type.Object({
+    /** Allow webhook URLs on loopback / private ranges (tests, trusted networks). */
+    allowPrivateUrls: Type.Boolean(),
+    tickMs: Type.Integer({ minimum: 10 }),
+    retryBaseMs: Type.Integer({ minimum: 10 }),
+    maxAgeSeconds: Type.Integer({ minimum: 1 }),
+    timeoutMs: Type.Integer({ minimum: 100 }),
+  }),
+  /** Optional: when set, /metrics requires `Authorization: Bearer <key>`. */
+  metricsKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+  /** Prices written to the store at every start (the config file is their source of truth). */
+  prices: Type.Array(PriceSeed),
+  /** Group ratios written to the store at every start. */
+  groupRatios: Type.Record(Type.String({ minLength: 1 }), Type.Number({ minimum: 0, maximum: 1000 })),
+  /** Channels created at start when no channel of the same name exists. */
+  channels: Type.Array(ChannelSeed),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -116,6 +202,28 @@ export function defaultConfig(env: Env = process.env): Config {
     content: {
       defaultMaxOutputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS", 8192),
     },
+    routing: {
+      maxAttempts: intFrom(env, "ROUTING_MAX_ATTEMPTS", 3),
+      disableAfterFailures: intFrom(env, "ROUTING_DISABLE_AFTER_FAILURES", 5),
+      probeIntervalMs: intFrom(env, "ROUTING_PROBE_INTERVAL_MS", 30_000),
+    },
+    limits: {
+      requestsPerMinute: intFrom(env, "LIMIT_REQUESTS_PER_MINUTE", 0),
+      tasksInFlightPerUser: intFrom(env, "LIMIT_TASKS_IN_FLIGHT_PER_USER", 0),
+      authFailuresPerMinute: intFrom(env, "LIMIT_AUTH_FAILURES_PER_MINUTE", 120),
+    },
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || "media-gateway",
+    webhooks: {
+      allowPrivateUrls: boolFrom(env, "WEBHOOK_ALLOW_PRIVATE_URLS", false),
+      tickMs: intFrom(env, "WEBHOOK_TICK_MS", 500),
+      retryBaseMs: intFrom(env, "WEBHOOK_RETRY_BASE_MS", 5000),
+      maxAgeSeconds: intFrom(env, "WEBHOOK_MAX_AGE_SECONDS", 24 * 3600),
+      timeoutMs: intFrom(env, "WEBHOOK_TIMEOUT_MS", 10_000),
+    },
+    metricsKey: env.METRICS_KEY || null,
+    prices: [],
+    groupRatios: {},
+    channels: [],
   };
 }
 
@@ -138,14 +246,57 @@ function merge<T>(base: T, over: DeepPartial<T> | undefined): T {
   return out as T;
 }
 
+/** `/tasks/timeoutSeconds` -> `tasks.timeoutSeconds`, `/channels/0/name` -> `channels[0].name`. */
+export function settingName(pointer: string): string {
+  return pointer
+    .split("/")
+    .filter(Boolean)
+    .map((seg) => seg.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), "");
+}
+
+function channelKey(env: Env, channel: ChannelSeed, index: number): string {
+  const name = channel.key_env;
+  if (name === undefined) {
+    throw new ConfigError(`invalid setting "channels[${index}].key_env": required (the variable holding the key)`);
+  }
+  const key = env[name];
+  if (!key)
+    throw new ConfigError(`invalid setting "channels[${index}].key_env": environment variable ${name} is not set`);
+  return key;
+}
+
+function uniqueNames(names: string[], list: string, field: string): void {
+  const seen = new Set<string>();
+  for (const [i, name] of names.entries()) {
+    if (seen.has(name)) throw new ConfigError(`invalid setting "${list}[${i}].${field}": duplicate "${name}"`);
+    seen.add(name);
+  }
+}
+
 /** Builds and validates the configuration; throws a ConfigError naming the bad setting. */
 export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides): Config {
   const config = merge(defaultConfig(env), overrides);
   const first = [...Value.Errors(ConfigSchema, config)][0];
   if (first) {
-    const setting = first.path.replace(/^\//, "").replaceAll("/", ".");
-    throw new ConfigError(`invalid setting "${setting}": ${first.message} (got ${JSON.stringify(first.value)})`);
+    const setting = settingName(first.path);
+    // A secret's value never goes into a message, even a wrong one.
+    const got = /^(adminKey|metricsKey|databaseUrl|redisUrl)$|\.key$/.test(setting)
+      ? ""
+      : ` (got ${JSON.stringify(first.value)})`;
+    throw new ConfigError(`invalid setting "${setting}": ${first.message}${got}`);
   }
+  config.channels = config.channels.map((c, i) => ({ ...c, key: c.key ?? channelKey(env, c, i) }));
+  uniqueNames(
+    config.channels.map((c) => c.name),
+    "channels",
+    "name",
+  );
+  uniqueNames(
+    config.prices.map((p) => `${p.kind}:${p.name}`),
+    "prices",
+    "name",
+  );
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(config.databaseUrl)) {
     throw new ConfigError('invalid setting "databaseUrl": must start with sqlite: or postgres://');
   }

@@ -2,6 +2,10 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { Config } from "./config.js";
 import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
+import type { RateLimits } from "./limits/rate-limits.js";
+import type { GatewayMetrics } from "./metrics/registry.js";
+import type { ChannelHealth } from "./routing/channel-health.js";
+import type { ChannelSlots } from "./routing/channel-slots.js";
 import type { Channels } from "./store/channels.js";
 import type { Store } from "./store/database.js";
 import type { Ledger } from "./store/ledger.js";
@@ -30,6 +34,14 @@ export interface GatewayContext {
   prices: PriceBook;
   auth: Authenticator;
   bus: ChangeBus;
+  /** This gateway's Prometheus registry and metric objects (see `metrics/registry.ts`). */
+  metrics: GatewayMetrics;
+  /** Per-token request limits and failed-authentication limits (shared through Redis when set). */
+  limits: RateLimits;
+  /** Channel outcomes and automatic disabling: pass `report` to `withFailover`. */
+  health: ChannelHealth;
+  /** Per-channel concurrency limits. */
+  slots: ChannelSlots;
   /** Batched, off-the-hot-path request log (one row per relayed call). */
   requestLogs: RequestLogWriter;
   adminKeyHash: string;

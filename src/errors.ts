@@ -49,6 +49,16 @@ export const ERRORS = {
   GW_ERR_ROUTE_NOT_FOUND: { status: 404, code: "route_not_found", message: "No such route." },
   GW_ERR_METHOD_NOT_ALLOWED: { status: 405, code: "method_not_allowed", message: "Method not allowed." },
   GW_ERR_CONFLICT: { status: 409, code: "conflict", message: "The request conflicts with the current state." },
+  GW_ERR_IDEMPOTENCY_MISMATCH: {
+    status: 409,
+    code: "idempotency_key_reused",
+    message: "This Idempotency-Key was used with a different request.",
+  },
+  GW_ERR_IDEMPOTENCY_IN_PROGRESS: {
+    status: 409,
+    code: "idempotency_in_progress",
+    message: "A request with this Idempotency-Key is still in progress; retry shortly.",
+  },
   GW_ERR_BODY_TOO_LARGE: { status: 413, code: "body_too_large", message: "The body is too large." },
   GW_ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

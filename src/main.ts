@@ -1,20 +1,32 @@
 import { parseArgs } from "node:util";
 import { buildGateway } from "./app.js";
 import { runAdminCommand } from "./cli/admin.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, type ConfigOverrides, loadConfig } from "./config.js";
+import { configFilePath, loadConfigWithFile } from "./config-file.js";
 import { startSimulator } from "./simulator/server.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
 
 const USAGE = `usage: media-gateway <command>
-  serve [--role all|api|worker] [--port N]   run the gateway (default command)
-  migrate                                     apply database migrations and exit
+  serve [--role all|api|worker] [--port N] [--config FILE]
+                                              run the gateway (default command); FILE or
+                                              CONFIG_FILE: a YAML or JSON config file
+  migrate [--config FILE]                     apply database migrations and exit
   admin ...                                   bootstrap users, tokens and channels (admin --help)
   simulate [--port N] [--seed N]              run the upstream simulator`;
 
+/** The configuration: defaults < config file (`--config` or CONFIG_FILE) < environment < flags. */
+function configure(flag: string | undefined, overrides: ConfigOverrides = {}) {
+  const file = configFilePath(flag, process.env);
+  return file ? loadConfigWithFile(file, process.env, overrides) : loadConfig(process.env, overrides);
+}
+
 async function serve(args: string[]) {
-  const { values } = parseArgs({ args, options: { role: { type: "string" }, port: { type: "string" } } });
-  const config = loadConfig(process.env, {
+  const { values } = parseArgs({
+    args,
+    options: { role: { type: "string" }, port: { type: "string" }, config: { type: "string" } },
+  });
+  const config = configure(values.config, {
     role: values.role as "all" | "api" | "worker" | undefined,
     port: values.port === undefined ? undefined : Number(values.port),
   });
@@ -60,8 +72,9 @@ async function simulate(args: string[]) {
   process.on("SIGINT", () => void stop());
 }
 
-async function migrate() {
-  const config = loadConfig();
+async function migrate(args: string[]) {
+  const { values } = parseArgs({ args, options: { config: { type: "string" } } });
+  const config = configure(values.config);
   const store = openStore(config.databaseUrl);
   const applied = await migrateToLatest(store);
   await store.close();
@@ -74,7 +87,7 @@ async function main(argv: string[]) {
     case "serve":
       return serve(rest);
     case "migrate":
-      return migrate();
+      return migrate(rest);
     case "admin":
       return runAdminCommand(rest);
     case "simulate":

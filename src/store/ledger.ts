@@ -22,6 +22,14 @@ export interface LedgerOutcome {
   amount: number;
 }
 
+/** One committed movement of quota, as an observer (metrics) hears it. */
+export interface LedgerMovement {
+  kind: LedgerKind;
+  /** Signed amount added to the balance: negative for a charge. */
+  amount: number;
+}
+export type LedgerObserver = (movement: LedgerMovement) => void;
+
 /**
  * The money ledger. Every balance change is one append-only row written in the same transaction
  * as the balance update; a unique key on (reference, kind) makes refunds and settlements happen at
@@ -31,11 +39,29 @@ export class Ledger {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly lockRows: boolean,
+    private readonly observer?: LedgerObserver,
   ) {}
 
-  /** Runs `fn` in one transaction. */
-  transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+  /** Movements written inside a transaction opened by `transaction`, told once it commits. */
+  private readonly pending = new WeakMap<object, LedgerMovement[]>();
+
+  /** Runs `fn` in one transaction. The observer hears its movements only after the commit. */
+  async transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    const movements: LedgerMovement[] = [];
+    const result = await this.db.transaction().execute((trx) => {
+      this.pending.set(trx, movements);
+      return fn(trx);
+    });
+    for (const m of movements) this.observer?.(m);
+    return result;
+  }
+
+  /** Tells the observer, deferred to the commit when the transaction is one of ours. */
+  private observe(trx: Executor, movement: LedgerMovement): void {
+    if (!this.observer || movement.amount === 0) return;
+    const queue = this.pending.get(trx);
+    if (queue) queue.push(movement);
+    else this.observer(movement);
   }
 
   /**
@@ -81,6 +107,7 @@ export class Ledger {
         created_at: now,
       })
       .execute();
+    this.observe(trx, { kind: "charge", amount: -input.amount });
   }
 
   /** Charges in a transaction of its own. */
@@ -169,6 +196,7 @@ export class Ledger {
     });
     if (!applied) return { applied: false, amount: 0 };
     await this.moveBalance(trx, net.userId, net.tokenId, net.net);
+    this.observe(trx, { kind: "refund", amount: net.net });
     return { applied: true, amount: net.net };
   }
 
@@ -197,6 +225,7 @@ export class Ledger {
     });
     if (!applied) return { applied: false, amount: 0 };
     await this.moveBalance(trx, net.userId, net.tokenId, delta);
+    this.observe(trx, { kind: "settle", amount: delta });
     return { applied: true, amount: delta };
   }
 
@@ -224,6 +253,7 @@ export class Ledger {
         .set({ quota: sql`quota + ${amount}`, updated_at: unixNow() })
         .where("id", "=", userId)
         .execute();
+      this.observe(trx, { kind: "topup", amount });
       return { applied: true, amount };
     });
   }

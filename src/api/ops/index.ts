@@ -1,13 +1,97 @@
+import { timingSafeEqual } from "node:crypto";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { bearerKey } from "../../auth/credentials.js";
 import type { GatewayContext } from "../../context.js";
+import { sha256Hex } from "../../core/ids.js";
+import { GatewayError } from "../../errors.js";
 
-/** /healthz (the process is up) and /readyz (the store answers). */
-export async function opsRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
+const ErrorEnvelope = Type.Object({
+  code: Type.String({ examples: ["unauthenticated"] }),
+  message: Type.String(),
+  data: Type.Null(),
+});
+
+const Health = Type.Object({ status: Type.Literal("ok") }, { examples: [{ status: "ok" }] });
+const Ready = Type.Object(
+  { status: Type.Literal("ok"), store: Type.Literal("ok"), dialect: Type.String() },
+  { examples: [{ status: "ok", store: "ok", dialect: "sqlite" }] },
+);
+const NotReady = Type.Object(
+  { status: Type.Literal("unavailable"), store: Type.String() },
+  { examples: [{ status: "unavailable", store: "unreachable" }] },
+);
+
+/** True when `presented` is the metrics key; constant time whatever the lengths. */
+function metricsKeyMatches(presented: string | null, expectedHash: string): boolean {
+  if (!presented) return false;
+  return timingSafeEqual(Buffer.from(sha256Hex(presented), "hex"), Buffer.from(expectedHash, "hex"));
+}
+
+/** /healthz (the process is up), /readyz (the store answers) and /metrics (Prometheus). */
+export async function opsRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
   const { ctx } = opts;
-  app.get("/healthz", { logLevel: "warn" }, async () => ({ status: "ok" }));
-  app.get("/readyz", { logLevel: "warn" }, async (_request, reply) => {
-    const store = await ctx.store.ping();
-    if (!store) return reply.status(503).send({ status: "unavailable", store: "unreachable" });
-    return { status: "ok", store: "ok", dialect: ctx.store.dialect };
-  });
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get(
+    "/healthz",
+    {
+      logLevel: "warn",
+      schema: {
+        tags: ["ops"],
+        summary: "Liveness: the process is up",
+        response: { 200: Health },
+      },
+    },
+    async () => ({ status: "ok" as const }),
+  );
+
+  app.get(
+    "/readyz",
+    {
+      logLevel: "warn",
+      schema: {
+        tags: ["ops"],
+        summary: "Readiness: the store answers",
+        description: "A load balancer sends traffic only to instances answering 200 here.",
+        response: { 200: Ready, 503: NotReady },
+      },
+    },
+    async (_request, reply) => {
+      const store = await ctx.store.ping();
+      if (!store) return reply.status(503).send({ status: "unavailable", store: "unreachable" });
+      return { status: "ok" as const, store: "ok" as const, dialect: ctx.store.dialect };
+    },
+  );
+
+  // The key is hashed once so that each scrape compares fixed-length digests.
+  const keyHash = ctx.config.metricsKey === null ? null : sha256Hex(ctx.config.metricsKey);
+  app.get(
+    "/metrics",
+    {
+      logLevel: "warn",
+      schema: {
+        tags: ["ops"],
+        summary: "Prometheus metrics",
+        description:
+          "Prometheus text exposition format. When METRICS_KEY is set, send it as `Authorization: Bearer <METRICS_KEY>`.",
+        security: [{}, { metricsKey: [] }],
+        response: {
+          200: {
+            description: "Metrics in Prometheus text format",
+            content: { "text/plain": { schema: Type.String({ examples: ["gateway_http_requests_total 1\n"] }) } },
+          },
+          401: ErrorEnvelope,
+        },
+      },
+    },
+    async (request, reply) => {
+      if (keyHash !== null && !metricsKeyMatches(bearerKey(request), keyHash)) {
+        throw new GatewayError("GW_ERR_UNAUTHENTICATED", "Missing or invalid metrics key.");
+      }
+      const text = await ctx.metrics.registry.metrics();
+      return reply.type(ctx.metrics.registry.contentType).send(text);
+    },
+  );
 }

@@ -1,0 +1,166 @@
+import { readFileSync } from "node:fs";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance } from "fastify";
+import type { GatewayContext } from "../../context.js";
+
+type Security = Record<string, string[]>[];
+
+/** The product version, from package.json (two folders above this one in src/ and in dist/). */
+function productVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
+    return typeof pkg.version === "string" ? pkg.version : "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** Which surface a path belongs to: its tag and how it is authenticated. */
+const SURFACES: { prefix: string; tag: string; security: Security }[] = [
+  { prefix: "/api/admin/", tag: "admin", security: [{ adminBearer: [] }, { adminKeyHeader: [] }] },
+  { prefix: "/audioa/", tag: "tasks", security: [{ bearerToken: [] }] },
+  { prefix: "/audiob/", tag: "tasks", security: [{ bearerToken: [] }] },
+  { prefix: "/v1/images/", tag: "images", security: [{ bearerToken: [] }] },
+  { prefix: "/v1beta/", tag: "content", security: [{ googApiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }] },
+];
+
+/** Routes that take no credentials: an upstream's task callback, stored images (the key is the capability). */
+const PUBLIC_PREFIXES = ["/audioa/callback/", "/audiob/callback/", "/v1/images/files/"];
+
+const TAGS = [
+  { name: "tasks", description: "Asynchronous audio tasks of the families `audioa` and `audiob`: submit, then fetch." },
+  { name: "images", description: "Synchronous image generation, OpenAI-Images compatible." },
+  { name: "content", description: "Gemini-native content generation, synchronous and streaming (SSE)." },
+  { name: "admin", description: "Operator API: users, tokens, channels, prices, group ratios, tasks." },
+  { name: "ops", description: "Health, readiness and metrics." },
+];
+
+/**
+ * Gives a route its surface's tag and security unless its schema names its own, so every route
+ * registered later lands under the right heading without repeating it in each schema.
+ */
+function tagBySurface({ schema, url }: { schema: unknown; url: string }) {
+  const own = (schema ?? {}) as Record<string, unknown>;
+  const surface = SURFACES.find((s) => url.startsWith(s.prefix));
+  if (!surface) return { schema: own, url };
+  return {
+    schema: {
+      ...own,
+      tags: own.tags ?? [surface.tag],
+      security: own.security ?? (PUBLIC_PREFIXES.some((p) => url.startsWith(p)) ? [] : surface.security),
+    },
+    url,
+  };
+}
+
+type Paths = Record<string, Record<string, Record<string, unknown>>>;
+
+const CONTENT_METHODS = [
+  ["generateContent", "Generate content"],
+  ["streamGenerateContent", "Generate content as a stream (server-sent events with alt=sse, else one JSON array)"],
+] as const;
+
+/**
+ * The content surface serves both methods from one route whose path parameter is
+ * `<model>:<method>`; the document shows them as the two paths clients call.
+ */
+function splitContentMethods(document: Record<string, unknown>): Record<string, unknown> {
+  const paths = document.paths as Paths | undefined;
+  const shared = paths?.["/v1beta/models/{target}"]?.post;
+  if (!paths || !shared) return document;
+  const split: Paths = {};
+  for (const [path, item] of Object.entries(paths)) {
+    if (path !== "/v1beta/models/{target}") {
+      split[path] = item;
+      continue;
+    }
+    for (const [method, summary] of CONTENT_METHODS) {
+      const operation = structuredClone(shared);
+      const parameters = (operation.parameters ?? []) as Record<string, unknown>[];
+      operation.parameters = parameters.map((p) =>
+        p.in === "path" && p.name === "target"
+          ? { ...p, name: "model", schema: { type: "string", examples: ["gemini-2.5-flash"] } }
+          : p,
+      );
+      operation.summary ??= summary;
+      split[`/v1beta/models/{model}:${method}`] = { ...item, post: operation };
+    }
+  }
+  return { ...document, paths: split };
+}
+
+/**
+ * OpenAPI 3.1 at /openapi.json, generated from the route schemas, and interactive docs at /docs.
+ * Registered on the root instance before any surface, so it sees every route added after it.
+ */
+export async function registerApiDocs(app: FastifyInstance, ctx: GatewayContext): Promise<void> {
+  const publicBase = ctx.config.publicBaseUrl;
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "media-gateway",
+        version: productVersion(),
+        description:
+          "A gateway for AI media and content generation: audio tasks, images and Gemini-native content, billed from an exact quota ledger.",
+      },
+      servers: [
+        publicBase
+          ? { url: publicBase.replace(/\/+$/, ""), description: "This gateway" }
+          : { url: "/", description: "This gateway" },
+      ],
+      tags: TAGS,
+      components: {
+        securitySchemes: {
+          bearerToken: {
+            type: "http",
+            scheme: "bearer",
+            description: "A service token (`sk-...`) issued by the operator. Task and image endpoints.",
+          },
+          googApiKey: {
+            type: "apiKey",
+            in: "header",
+            name: "x-goog-api-key",
+            description: "The service token, as Google's SDK sends it. Content endpoints.",
+          },
+          apiKeyHeader: {
+            type: "apiKey",
+            in: "header",
+            name: "x-api-key",
+            description: "The service token. Content endpoints.",
+          },
+          apiKeyQuery: {
+            type: "apiKey",
+            in: "query",
+            name: "key",
+            description: "The service token in the query. Content endpoints.",
+          },
+          adminBearer: { type: "http", scheme: "bearer", description: "The admin key. Admin API." },
+          adminKeyHeader: {
+            type: "apiKey",
+            in: "header",
+            name: "x-admin-key",
+            description: "The admin key. Admin API.",
+          },
+          metricsKey: {
+            type: "http",
+            scheme: "bearer",
+            description: "METRICS_KEY, required by /metrics only when it is set.",
+          },
+        },
+      },
+    },
+    // A public base URL with a path must not be cut off the front of the route paths.
+    stripBasePath: false,
+    transform: tagBySurface,
+    transformObject: (document) =>
+      "openapiObject" in document ? splitContentMethods(document.openapiObject as Record<string, unknown>) : {},
+  });
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    logLevel: "warn",
+    uiConfig: { docExpansion: "list", deepLinking: true },
+  });
+  app.get("/openapi.json", { schema: { hide: true }, logLevel: "warn" }, async () => app.swagger());
+}

@@ -1,0 +1,13 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../store/schema.js";
+import type { TaskStateCount } from "./registry.js";
+
+/** Counts tasks by family and state: one grouped query per scrape. */
+export async function countTasksByState(db: Kysely<Database>): Promise<TaskStateCount[]> {
+  const rows = await db
+    .selectFrom("tasks")
+    .select((eb) => ["platform", "status", eb.fn.countAll<number | string>().as("count")])
+    .groupBy(["platform", "status"])
+    .execute();
+  return rows.map((r) => ({ platform: r.platform, status: r.status, count: Number(r.count) }));
+}

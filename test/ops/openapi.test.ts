@@ -1,0 +1,121 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
+import { HAS_PG } from "../support/postgres.js";
+
+type Operation = { tags?: string[]; security?: Record<string, string[]>[]; requestBody?: unknown };
+type Document = {
+  openapi: string;
+  info: { title: string; version: string };
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string }> };
+};
+
+/** The routes of the admin and ops surfaces, as OpenAPI writes them. */
+const EXPECTED: [string, string][] = [
+  ["get", "/healthz"],
+  ["get", "/readyz"],
+  ["get", "/metrics"],
+  ["get", "/api/admin/users"],
+  ["post", "/api/admin/users"],
+  ["get", "/api/admin/users/{id}"],
+  ["patch", "/api/admin/users/{id}"],
+  ["post", "/api/admin/users/{id}/topup"],
+  ["get", "/api/admin/users/{id}/ledger"],
+  ["post", "/api/admin/users/{id}/tokens"],
+  ["get", "/api/admin/users/{id}/tokens"],
+  ["patch", "/api/admin/tokens/{id}"],
+  ["delete", "/api/admin/tokens/{id}"],
+  ["get", "/api/admin/channels"],
+  ["post", "/api/admin/channels"],
+  ["get", "/api/admin/channels/{id}"],
+  ["patch", "/api/admin/channels/{id}"],
+  ["get", "/api/admin/prices"],
+  ["put", "/api/admin/prices"],
+  ["get", "/api/admin/group-ratios"],
+  ["put", "/api/admin/group-ratios/{group}"],
+  ["get", "/api/admin/tasks"],
+];
+
+for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
+  describe.skipIf(kind === "postgres" && !HAS_PG)(`API documentation [${kind}]`, () => {
+    let gw: TestGateway;
+    let doc: Document;
+    beforeAll(async () => {
+      gw = await startTestGateway(kind);
+      const res = await fetch(`${gw.url}/openapi.json`);
+      expect(res.status).toBe(200);
+      doc = (await res.json()) as Document;
+    });
+    afterAll(async () => {
+      await gw?.close();
+    });
+
+    it("serves /openapi.json that validates as OpenAPI 3.1", async () => {
+      const validator = new Validator();
+      const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>);
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(validator.version).toBe("3.1");
+      expect(doc.openapi).toBe("3.1.0");
+      expect(doc.info.title).toBe("media-gateway");
+      expect(doc.servers.length).toBeGreaterThan(0);
+    });
+
+    it("lists every admin and ops route", () => {
+      const listed = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((method) => `${method} ${path}`),
+      );
+      for (const [method, path] of EXPECTED) expect(listed).toContain(`${method} ${path}`);
+    });
+
+    it("declares how each surface authenticates and tags its routes", () => {
+      const schemes = doc.components.securitySchemes;
+      expect(schemes.bearerToken).toMatchObject({ type: "http", scheme: "bearer" });
+      expect(schemes.googApiKey).toMatchObject({ type: "apiKey", in: "header", name: "x-goog-api-key" });
+      expect(schemes.apiKeyHeader).toMatchObject({ type: "apiKey", in: "header", name: "x-api-key" });
+      expect(schemes.apiKeyQuery).toMatchObject({ type: "apiKey", in: "query", name: "key" });
+      expect(schemes.adminKeyHeader).toMatchObject({ type: "apiKey", in: "header", name: "x-admin-key" });
+
+      const createUser = doc.paths["/api/admin/users"]?.post;
+      expect(createUser?.tags).toEqual(["admin"]);
+      expect(createUser?.security).toEqual([{ adminBearer: [] }, { adminKeyHeader: [] }]);
+      expect(createUser?.requestBody).toBeDefined();
+      expect(doc.paths["/healthz"]?.get?.tags).toEqual(["ops"]);
+      expect(doc.paths["/metrics"]?.get?.security).toEqual([{}, { metricsKey: [] }]);
+    });
+
+    it("shows the two content methods as the paths clients call, keyed like Google's API", () => {
+      for (const method of ["generateContent", "streamGenerateContent"]) {
+        const operation = doc.paths[`/v1beta/models/{model}:${method}`]?.post as
+          | (Operation & { parameters?: { in: string; name: string }[] })
+          | undefined;
+        expect(operation?.tags).toEqual(["content"]);
+        expect(operation?.security).toEqual([{ googApiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }]);
+        expect(operation?.parameters).toContainEqual(expect.objectContaining({ in: "path", name: "model" }));
+      }
+      expect(Object.keys(doc.paths).filter((p) => p.includes("{target}"))).toEqual([]);
+    });
+
+    it("marks routes that take no credentials as public", () => {
+      expect(doc.paths["/v1/images/files/{key}"]?.get?.security).toEqual([]);
+      expect(doc.paths["/audiob/callback/{secret}"]?.post?.security).toEqual([]);
+    });
+
+    it("keeps the documentation's own routes out of the document", () => {
+      const paths = Object.keys(doc.paths);
+      expect(paths.filter((p) => p.startsWith("/docs") || p === "/openapi.json")).toEqual([]);
+    });
+
+    it("serves interactive docs at /docs", async () => {
+      const res = await fetch(`${gw.url}/docs`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await res.text()).toContain("swagger-ui");
+      const spec = await fetch(`${gw.url}/docs/json`);
+      expect(spec.status).toBe(200);
+      expect(((await spec.json()) as Document).openapi).toBe("3.1.0");
+    });
+  });
+}
