@@ -130,7 +130,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           headers: { ...auth, ...headers },
           body: method === "GET" ? undefined : body,
         });
-        return { status: res.status, body: await res.json() };
+        return { status: res.status, body: (await res.json()) as { message: string; data: unknown } };
       };
       const json = { "content-type": "application/json" };
       const cases: [number, Awaited<ReturnType<typeof raw>>, RegExp][] = [

@@ -1,8 +1,87 @@
-import type { FastifyInstance } from "fastify";
+import { randomUUID } from "node:crypto";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { assertModelAllowed } from "../../auth/authenticator.js";
 import type { GatewayContext } from "../../context.js";
+import type { ContentCall } from "../../core/content/ports.js";
+import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
+import { GatewayError } from "../../errors.js";
+import { principalOf, requireToken } from "../auth-hook.js";
 import { installSurface } from "../surfaces.js";
+import { contentRelayDeps } from "./relay-deps.js";
+import { ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
+import { clientStreamSink } from "./stream-sink.js";
+
+const METHODS = ["generateContent", "streamGenerateContent"] as const;
+type Method = (typeof METHODS)[number];
+
+/** `gemini-2.5-flash:streamGenerateContent` -> model and method (split at the last colon). */
+export function splitTarget(target: string): { model: string; method: string } {
+  const sep = target.lastIndexOf(":");
+  return sep > 0 ? { model: target.slice(0, sep), method: target.slice(sep + 1) } : { model: target, method: "" };
+}
+
+/** Refuses an unknown method before the body is validated: the route does not exist. */
+async function knownMethod(request: FastifyRequest) {
+  const { model, method } = splitTarget((request.params as { target: string }).target);
+  if (!(METHODS as readonly string[]).includes(method)) {
+    throw new GatewayError("GW_ERR_ROUTE_NOT_FOUND", `Method "${method}" of models/${model} is not found.`);
+  }
+}
+
+/** The ledger reference of a call: the request id, unless the client chose that id itself. */
+function billingReference(request: FastifyRequest): string {
+  const chosenByClient = request.headers["x-request-id"] === request.id;
+  return `content:${chosenByClient ? randomUUID() : request.id}`;
+}
+
+/** An AbortSignal that fires when the client goes away before the answer is complete. */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once("close", () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
 
 /** Gemini-native content surface under /v1beta (Google error shape). */
-export async function geminiRoutes(app: FastifyInstance, _opts: { ctx: GatewayContext }) {
+export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
+  const { ctx } = opts;
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
   installSurface(app, "google");
+  app.addHook("onRequest", requireToken(ctx, "google"));
+  // Whatever the content type says, the body must be JSON (Google's API reads it so too).
+  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
+    try {
+      done(null, body === "" ? undefined : JSON.parse(body as string));
+    } catch (err) {
+      done(new GatewayError("GW_ERR_INVALID_JSON", `The body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  app.post(
+    "/models/:target",
+    {
+      schema: { params: ModelParams, querystring: ContentQuery, body: GenerateContentBody },
+      preValidation: knownMethod,
+    },
+    async (request, reply) => {
+      const { model, method } = splitTarget(request.params.target);
+      const principal = principalOf(request);
+      assertModelAllowed(principal, model);
+      const deps = contentRelayDeps(ctx, request.log);
+      const call: ContentCall = {
+        requestId: request.id,
+        reference: billingReference(request),
+        caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
+        model,
+        body: request.body,
+        signal: clientGone(reply),
+      };
+      if ((method as Method) === "generateContent") return generateContentCall(deps, call);
+      const format = request.query.alt === "sse" ? "sse" : "json-array";
+      await streamContentCall(deps, call, clientStreamSink(request, reply, format));
+      return reply;
+    },
+  );
 }

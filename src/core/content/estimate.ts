@@ -1,0 +1,49 @@
+import type { TokenUsage } from "../pricing.js";
+
+/** Tokens assumed for one inline or file part (an image is billed at 258 tokens by Gemini). */
+export const MEDIA_PART_TOKENS = 258;
+
+/** About four characters of text make one token. Rounded up. */
+export function estimateTextTokens(chars: number): number {
+  return Math.ceil(Math.max(0, chars) / 4);
+}
+
+function partsOf(content: unknown): unknown[] {
+  const parts = (content as { parts?: unknown })?.parts;
+  return Array.isArray(parts) ? parts : [];
+}
+
+/**
+ * Prompt tokens estimated from a request body: text of every content and of the system
+ * instruction at four characters a token, plus a fixed amount per inline or file part.
+ */
+export function estimatePromptTokens(body: unknown): number {
+  const b = (body ?? {}) as { contents?: unknown; systemInstruction?: unknown };
+  const contents = Array.isArray(b.contents) ? [...b.contents] : [];
+  if (b.systemInstruction) contents.push(b.systemInstruction);
+  let chars = 0;
+  let media = 0;
+  for (const content of contents) {
+    for (const part of partsOf(content)) {
+      const p = part as { text?: unknown; inlineData?: unknown; fileData?: unknown };
+      if (typeof p?.text === "string") chars += p.text.length;
+      else if (p?.inlineData || p?.fileData) media += 1;
+    }
+  }
+  return estimateTextTokens(chars) + media * MEDIA_PART_TOKENS;
+}
+
+/** The output tokens a request may produce: its `maxOutputTokens`, else the configured default. */
+export function maxOutputTokensOf(body: unknown, defaultMaxOutputTokens: number): number {
+  const max = (body as { generationConfig?: { maxOutputTokens?: unknown } })?.generationConfig?.maxOutputTokens;
+  return typeof max === "number" && Number.isInteger(max) && max >= 1 ? max : defaultMaxOutputTokens;
+}
+
+/** The usage charged up front: estimated prompt plus the most output the request allows. */
+export function chargeUsage(body: unknown, defaultMaxOutputTokens: number): TokenUsage {
+  return {
+    promptTokens: estimatePromptTokens(body),
+    outputTokens: maxOutputTokensOf(body, defaultMaxOutputTokens),
+    cachedTokens: 0,
+  };
+}

@@ -1,0 +1,106 @@
+import type { GatewayError } from "../../errors.js";
+import type { Selectable } from "../channel-selection.js";
+import type { TokenPrice } from "../pricing.js";
+import type { UpstreamError } from "../upstream-error.js";
+
+/** A channel as the content relay sees it. */
+export interface ContentChannel extends Selectable {
+  baseUrl: string;
+  key: string;
+  modelMapping: Record<string, string>;
+  priceRatio: number;
+  settings: { timeoutMs?: number; firstByteTimeoutMs?: number };
+}
+
+/** An upstream stream whose first chunk has arrived. */
+export interface OpenedContentStream {
+  first: unknown;
+  rest: AsyncGenerator<unknown>;
+}
+
+/** The upstream protocol, as an adapter implements it; failures are UpstreamErrors. */
+export interface ContentUpstream<C> {
+  generate(channel: C, upstreamModel: string, body: unknown, signal: AbortSignal): Promise<unknown>;
+  openStream(channel: C, upstreamModel: string, body: unknown, signal: AbortSignal): Promise<OpenedContentStream>;
+}
+
+/** One request-log row of a content call. */
+export interface ContentLogRow {
+  requestId: string;
+  userId: number;
+  tokenId: number;
+  channelId: number | null;
+  model: string;
+  promptTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  quota: number;
+  latencyMs: number;
+  status: number;
+  error: string | null;
+}
+
+/** Everything the content relay uses, wired by the surface. */
+export interface ContentRelayDeps<C extends ContentChannel> {
+  quotaPerUnit: number;
+  defaultMaxOutputTokens: number;
+  maxChannelAttempts: number;
+  channels: {
+    /** Enabled channels of the right protocol serving `model` to `group`. */
+    candidates(model: string, group: string): Promise<C[]>;
+    /** Whether any channel of the right protocol lists `model` at all. */
+    isKnownModel(model: string): Promise<boolean>;
+    /** Hears every upstream attempt's outcome, for channel health and metrics. Must not throw. */
+    report(channel: C, error: UpstreamError | null): void;
+    /**
+     * Takes one of the channel's concurrency slots (waiting for one if need be; a retryable
+     * UpstreamError when none frees up). Returns the function that gives it back.
+     */
+    acquire(channel: C): Promise<() => void>;
+  };
+  prices: {
+    contentPrice(model: string): Promise<TokenPrice | null>;
+    groupRatio(group: string): Promise<number>;
+  };
+  ledger: {
+    charge(input: {
+      userId: number;
+      tokenId: number | null;
+      amount: number;
+      reference: string;
+      note?: string;
+    }): Promise<void>;
+    settle(reference: string, actualAmount: number, note?: string): Promise<unknown>;
+    refund(reference: string, note?: string): Promise<unknown>;
+  };
+  upstream: ContentUpstream<C>;
+  logRequest(row: ContentLogRow): void;
+  log: {
+    info(obj: object, msg: string): void;
+    warn(obj: object, msg: string): void;
+    error(obj: object, msg: string): void;
+  };
+  now?: () => number;
+}
+
+/** Where a streamed answer goes: the client connection, in the format it asked for. */
+export interface ContentSink {
+  /** Writes one chunk; resolves once the client can take more (backpressure). */
+  event(chunk: unknown): Promise<void>;
+  /** Writes a final error event and ends the answer. */
+  fail(error: GatewayError): Promise<void>;
+  /** Ends the answer normally. */
+  end(): Promise<void>;
+}
+
+/** One content call: who asks, for which model, with which body. */
+export interface ContentCall {
+  requestId: string;
+  /** Ledger reference of the call (`content:<id>`). */
+  reference: string;
+  caller: { userId: number; tokenId: number; group: string };
+  model: string;
+  body: unknown;
+  /** Aborted when the client goes away: the upstream call is aborted with it. */
+  signal: AbortSignal;
+}
