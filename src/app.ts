@@ -63,7 +63,14 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: false,
+    // A hop count trusts that many proxies nearest to the gateway.
+    trustProxy:
+      typeof config.trustProxy === "number"
+        ? (
+            (hops: number) => (_addr: string, i: number) =>
+              i < hops
+          )(config.trustProxy)
+        : config.trustProxy,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
@@ -165,6 +172,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       const address = await app.listen({ host: config.host, port: port ?? config.port });
       listenUrl = address.replace("[::1]", "localhost");
       requestLogs.start();
+      ctx.health.start();
       if (config.role !== "api") {
         for (const s of services) s.start();
         started = true;
@@ -174,6 +182,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     async close() {
       await app.close();
       await requestLogs.stop();
+      await ctx.health.stop();
       if (started) await Promise.all(services.map((s) => s.stop()));
       unsubscribe();
       await bus.close();

@@ -24,6 +24,7 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   publicBaseUrl: "PUBLIC_BASE_URL",
   logLevel: "LOG_LEVEL",
   bodyLimitBytes: "BODY_LIMIT_BYTES",
+  trustProxy: "TRUST_PROXY",
   role: "ROLE",
   "tasks.timeoutSeconds": "TASK_TIMEOUT_SECONDS",
   "tasks.pollIntervalMs": "TASK_POLL_INTERVAL_MS",

@@ -78,6 +78,13 @@ export const ConfigSchema = Type.Object({
     Type.Literal("silent"),
   ]),
   bodyLimitBytes: Type.Integer({ minimum: 1024 }),
+  /**
+   * Whether to take the client address from X-Forwarded-For: false (direct clients), true (trust
+   * every proxy), a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs.
+   * Behind a load balancer, set it, or every client has the balancer's address (per-address
+   * limits and token IP allowlists would then apply to all clients at once).
+   */
+  trustProxy: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
   role: Type.Union([Type.Literal("all"), Type.Literal("api"), Type.Literal("worker")]),
   tasks: Type.Object({
     /** A task still unfinished this long after submit ends as FAILURE and is refunded. */
@@ -166,6 +173,13 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function trustProxyFrom(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === "" || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
 /** The defaults, as a newcomer gets them with no environment at all. */
 export function defaultConfig(env: Env = process.env): Config {
   const dataDir = env.DATA_DIR || "./data";
@@ -180,6 +194,7 @@ export function defaultConfig(env: Env = process.env): Config {
     publicBaseUrl: env.PUBLIC_BASE_URL || null,
     logLevel: (env.LOG_LEVEL || "info") as Config["logLevel"],
     bodyLimitBytes: intFrom(env, "BODY_LIMIT_BYTES", 64 * 1024 * 1024),
+    trustProxy: trustProxyFrom(env.TRUST_PROXY),
     role: (env.ROLE || "all") as Config["role"],
     tasks: {
       timeoutSeconds: intFrom(env, "TASK_TIMEOUT_SECONDS", 1800),

@@ -13,19 +13,33 @@ declare module "fastify" {
 
 export type Carrier = "bearer" | "google";
 
+/** The surface a path belongs to, as a metrics label. */
+function surfaceOf(url: string): string {
+  if (url.startsWith("/v1beta/")) return "content";
+  if (url.startsWith("/v1/")) return "images";
+  if (url.startsWith("/audioa/") || url.startsWith("/audiob/")) return "tasks";
+  return "other";
+}
+
 /** An onRequest hook that authenticates the caller with the surface's credential carriers. */
 export function requireToken(ctx: GatewayContext, carrier: Carrier) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const key = carrier === "bearer" ? bearerKey(request) : googleKey(request);
-    // An address that keeps presenting bad keys is refused before any lookup: guessing is slow.
-    await ctx.limits.assertAuthAllowed(request.ip);
     try {
-      request.principal = await ctx.auth.authenticate(key, request.ip);
+      // An address that keeps presenting bad keys is refused before any lookup: guessing is slow.
+      await ctx.limits.assertAuthAllowed(request.ip);
+      try {
+        request.principal = await ctx.auth.authenticate(key, request.ip);
+      } catch (err) {
+        if (err instanceof GatewayError && err.status === 401) await ctx.limits.recordAuthFailure(request.ip);
+        throw err;
+      }
+      await ctx.limits.consumeRequest(request.principal.tokenId);
     } catch (err) {
-      if (err instanceof GatewayError && err.status === 401) await ctx.limits.recordAuthFailure(request.ip);
+      if (err instanceof GatewayError && err.status === 429)
+        ctx.metrics.rateLimited.inc({ surface: surfaceOf(request.url) });
       throw err;
     }
-    await ctx.limits.consumeRequest(request.principal.tokenId);
   };
 }
 

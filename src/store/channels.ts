@@ -99,6 +99,9 @@ export function publicChannel(c: Channel) {
 
 export class Channels {
   private cache: Channel[] | null = null;
+  private cachedAt = 0;
+  /** Changes made outside any instance (the admin CLI) are seen within this time. */
+  private static readonly CACHE_TTL_MS = 10_000;
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -168,7 +171,10 @@ export class Channels {
   }
 
   private async all(): Promise<Channel[]> {
-    if (!this.cache) this.cache = await this.list();
+    if (!this.cache || Date.now() - this.cachedAt > Channels.CACHE_TTL_MS) {
+      this.cache = await this.list();
+      this.cachedAt = Date.now();
+    }
     return this.cache;
   }
 
@@ -188,34 +194,38 @@ export class Channels {
     return (await this.all()).some((c) => c.models.includes(model) && (types === undefined || types.includes(c.type)));
   }
 
-  /** Counts a call's outcome on the channel; returns the consecutive failure count after it. */
-  async recordOutcome(id: number, outcome: { ok: true } | { ok: false; error: string }): Promise<number> {
-    const now = unixNow();
-    const row = outcome.ok
-      ? await this.db
-          .updateTable("channels")
-          .set({
-            failure_count: 0,
-            last_success_at: now,
-            success_count: sql`success_count + 1`,
-            request_count: sql`request_count + 1`,
-            recent_success_rate: sql`recent_success_rate * 0.9 + 0.1`,
-          })
-          .where("id", "=", id)
-          .returning("failure_count")
-          .executeTakeFirst()
-      : await this.db
-          .updateTable("channels")
-          .set({
-            failure_count: sql`failure_count + 1`,
-            last_error: outcome.error.slice(0, 500),
-            last_error_at: now,
-            request_count: sql`request_count + 1`,
-            recent_success_rate: sql`recent_success_rate * 0.9`,
-          })
-          .where("id", "=", id)
-          .returning("failure_count")
-          .executeTakeFirst();
+  /** Counts `successes` successful calls on the channel at once (batched by the health keeper). */
+  async recordSuccesses(id: number, successes: number): Promise<void> {
+    if (successes <= 0) return;
+    // The moving average after n successes in a row: 1 - (1 - rate) * 0.9^n.
+    const keep = 0.9 ** successes;
+    await this.db
+      .updateTable("channels")
+      .set({
+        failure_count: 0,
+        last_success_at: unixNow(),
+        success_count: sql`success_count + ${successes}`,
+        request_count: sql`request_count + ${successes}`,
+        recent_success_rate: sql`1 - (1 - recent_success_rate) * ${keep}`,
+      })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  /** Counts one failed call; returns the consecutive failure count after it. */
+  async recordFailure(id: number, error: string): Promise<number> {
+    const row = await this.db
+      .updateTable("channels")
+      .set({
+        failure_count: sql`failure_count + 1`,
+        last_error: error.slice(0, 500),
+        last_error_at: unixNow(),
+        request_count: sql`request_count + 1`,
+        recent_success_rate: sql`recent_success_rate * 0.9`,
+      })
+      .where("id", "=", id)
+      .returning("failure_count")
+      .executeTakeFirst();
     return Number(row?.failure_count ?? 0);
   }
 }

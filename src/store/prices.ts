@@ -11,6 +11,18 @@ export type PriceRow = Selectable<PricesTable>;
 export class PriceBook {
   private prices: Map<string, PriceRow> | null = null;
   private ratios: Map<string, number> | null = null;
+  private loadedAt = 0;
+  /** Changes made outside any instance (the admin CLI, the store directly) are seen within this time. */
+  private static readonly CACHE_TTL_MS = 10_000;
+
+  private fresh(): boolean {
+    if (Date.now() - this.loadedAt > PriceBook.CACHE_TTL_MS) {
+      this.prices = null;
+      this.ratios = null;
+      this.loadedAt = Date.now();
+    }
+    return true;
+  }
 
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -41,6 +53,7 @@ export class PriceBook {
   }
 
   private async priceMap(): Promise<Map<string, PriceRow>> {
+    this.fresh();
     if (!this.prices) {
       const rows = await this.db.selectFrom("prices").selectAll().execute();
       this.prices = new Map(rows.map((r) => [`${r.kind}:${r.name}`, r]));
@@ -112,6 +125,7 @@ export class PriceBook {
 
   /** Ratio of a billing group; 1 for a group with no ratio set. */
   async groupRatio(group: string): Promise<number> {
+    this.fresh();
     if (!this.ratios) {
       const rows = await this.db.selectFrom("group_ratios").selectAll().execute();
       this.ratios = new Map(rows.map((r) => [r.group, Number(r.ratio)]));

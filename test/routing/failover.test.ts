@@ -70,7 +70,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: `hello ${i}` }] }] }),
         });
         statuses.push(res.status);
-        const body = await res.json();
+        const body = (await res.json()) as { candidates?: { content?: { parts?: { text?: string }[] } }[] };
         expect(body.candidates?.[0]?.content?.parts?.[0]?.text, JSON.stringify(body)).toBeTruthy();
       }
       expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);

@@ -4,6 +4,7 @@ import type { GatewayContext } from "../../context.js";
 import { orderChannels } from "../../core/channel-selection.js";
 import type { GeneratedImage, GenerateImagesDeps } from "../../core/images/generate-images.js";
 import { GatewayError } from "../../errors.js";
+import { countUpstreamCall } from "../../metrics/index.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
 import type { Channel, ChannelType } from "../../store/channels.js";
@@ -87,6 +88,7 @@ export function imagePorts(
       return `${ctx.publicBaseUrl()}/v1${FILES_PATH}/${key}`;
     },
     reportOutcome({ channel, error }) {
+      countUpstreamCall(ctx.metrics, channel, error);
       void ctx.health.report(channel, error);
     },
     record,
