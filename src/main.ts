@@ -3,6 +3,7 @@ import { buildGateway } from "./app.js";
 import { runAdminCommand } from "./cli/admin.js";
 import { ConfigError, type ConfigOverrides, loadConfig } from "./config.js";
 import { configFilePath, loadConfigWithFile } from "./config-file.js";
+import { runDemo } from "./demo.js";
 import { startSimulator } from "./simulator/server.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
@@ -13,7 +14,8 @@ const USAGE = `usage: media-gateway <command>
                                               CONFIG_FILE: a YAML or JSON config file
   migrate [--config FILE]                     apply database migrations and exit
   admin ...                                   bootstrap users, tokens and channels (admin --help)
-  simulate [--port N] [--seed N]              run the upstream simulator`;
+  simulate [--port N] [--seed N]              run the upstream simulator
+  demo [--port N]                             simulator + gateway, seeded, with a command per endpoint`;
 
 /** The configuration: defaults < config file (`--config` or CONFIG_FILE) < environment < flags. */
 function configure(flag: string | undefined, overrides: ConfigOverrides = {}) {
@@ -92,6 +94,11 @@ async function main(argv: string[]) {
       return runAdminCommand(rest);
     case "simulate":
       return simulate(rest);
+    case "demo": {
+      const { values } = parseArgs({ args: rest, options: { port: { type: "string" } } });
+      const port = values.port ?? process.env.PORT;
+      return runDemo(port === undefined || port === "" ? 3000 : Number(port));
+    }
     case "help":
     case "--help":
     case "-h":

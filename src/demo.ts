@@ -1,0 +1,146 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { buildGateway, type Gateway } from "./app.js";
+import { loadConfig } from "./config.js";
+import { newAdminKey } from "./core/ids.js";
+import { type Simulator, startSimulator } from "./simulator/server.js";
+
+const UPSTREAM_KEY = "demo-upstream-key";
+const IMAGE_MODELS = [
+  "image-model",
+  "image-model-pro-1k",
+  "image-model-pro-2k",
+  "image-model-pro-4k",
+  "image-model-2-0.5k",
+  "image-model-2-1k",
+  "image-model-2-2k",
+  "image-model-2-4k",
+];
+
+export interface Demo {
+  gateway: Gateway;
+  simulator: Simulator;
+  url: string;
+  token: string;
+  /** Ready-to-paste commands, one per endpoint. */
+  commands: string[];
+  stop(): Promise<void>;
+}
+
+const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+
+function curl(method: string, url: string, headers: Record<string, string>, body?: unknown): string {
+  const parts = ["curl -sS", method === "GET" ? "" : `-X ${method}`, q(url)];
+  for (const [k, v] of Object.entries(headers)) parts.push(`-H ${q(`${k}: ${v}`)}`);
+  if (body !== undefined) parts.push(`-H ${q("Content-Type: application/json")}`, `-d ${q(JSON.stringify(body))}`);
+  return parts.filter(Boolean).join(" ");
+}
+
+/**
+ * Starts the simulator and a gateway on a fresh SQLite file, seeds a user, a token, a channel
+ * for every surface and the default prices, and submits one task of each family so that the
+ * fetch commands have something to show.
+ */
+export async function startDemo(options: { port?: number } = {}): Promise<Demo> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "media-gateway-demo-"));
+  const simulator = await startSimulator({
+    seed: 1,
+    keys: [UPSTREAM_KEY],
+    taskRelay: { completeAfterMs: 5000 },
+    generateRecord: { completeAfterMs: 5000 },
+  });
+  const config = loadConfig(process.env, {
+    dataDir,
+    databaseUrl: `sqlite:${path.join(dataDir, "gateway.sqlite")}`,
+    port: options.port,
+    adminKey: newAdminKey(),
+    redisUrl: null,
+    logLevel: (process.env.LOG_LEVEL as "info" | undefined) ?? "warn",
+    tasks: { pollIntervalMs: 500, workerTickMs: 100 },
+  });
+  const gateway = await buildGateway(config);
+  const url = await gateway.listen();
+  const { ctx } = gateway;
+
+  const user = await ctx.users.create({ name: "demo" });
+  await ctx.ledger.topUp(Number(user.id), 100 * config.quotaPerUnit, "topup:demo", "demo quota: 100 units");
+  const { key: token } = await ctx.tokens.create({ userId: Number(user.id), name: "demo" });
+  const channel = (name: string, type: "task-relay" | "generate-record" | "gemini", models: string[]) =>
+    ctx.channels.create({ name, type, baseUrl: simulator.url, key: UPSTREAM_KEY, models });
+  await channel("simulated audioa", "task-relay", ["audioa"]);
+  await channel("simulated audiob", "generate-record", ["audiob"]);
+  await channel("simulated gemini", "gemini", ["gemini-2.5-flash", "gemini-2.5-pro", ...IMAGE_MODELS]);
+  await ctx.announce("channels");
+
+  const bearer = { Authorization: `Bearer ${token}` };
+  const submit = async (family: string, body: unknown) => {
+    const res = await fetch(`${url}/${family}/submit/MUSIC`, {
+      method: "POST",
+      headers: { ...bearer, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = (await res.json()) as { data: string };
+    return answer.data;
+  };
+  const audioaBody = { gpt_description_prompt: "an upbeat synthwave song about night drives", mv: "chirp-v3-5" };
+  const audiobBody = { prompt: "a calm piano piece for a rainy morning", model: "V4_5" };
+  const taskA = await submit("audioa", audioaBody);
+  const taskB = await submit("audiob", audiobBody);
+  const content = { contents: [{ role: "user", parts: [{ text: "Write a haiku about gateways." }] }] };
+
+  const commands = [
+    curl("POST", `${url}/audioa/submit/MUSIC`, bearer, audioaBody),
+    curl("GET", `${url}/audioa/fetch/${taskA}`, bearer),
+    curl("POST", `${url}/audioa/fetch`, bearer, { ids: [taskA] }),
+    curl("POST", `${url}/audiob/submit/MUSIC`, bearer, audiobBody),
+    curl("POST", `${url}/audiob/fetch`, bearer, { ids: [taskB] }),
+    curl("POST", `${url}/v1/images/generations`, bearer, {
+      model: "image-model-pro-2k",
+      prompt: "a lighthouse at dusk",
+      aspect_ratio: "16:9",
+    }),
+    curl("POST", `${url}/v1beta/models/gemini-2.5-flash:generateContent`, { "x-goog-api-key": token }, content),
+    curl(
+      "POST",
+      `${url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
+      { "x-goog-api-key": token },
+      content,
+    ),
+  ];
+  return {
+    gateway,
+    simulator,
+    url,
+    token,
+    commands,
+    async stop() {
+      await gateway.close();
+      await simulator.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `media-gateway demo`: runs until Ctrl-C, printing the token and one command per endpoint. */
+export async function runDemo(port: number | undefined): Promise<void> {
+  const demo = await startDemo({ port });
+  const out = (line = "") => process.stdout.write(`${line}\n`);
+  out();
+  out(`media-gateway demo: gateway ${demo.url}, simulated upstreams ${demo.simulator.url}`);
+  out(`token: ${demo.token}`);
+  out("(a fresh SQLite store in a temporary folder, removed on exit; tasks finish about 5 s after submit)");
+  out();
+  for (const command of demo.commands) out(command);
+  out();
+  out("demo ready: press Ctrl-C to stop");
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await demo.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
+}

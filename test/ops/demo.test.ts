@@ -1,0 +1,103 @@
+import { spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+
+/** Splits a shell line of single-quoted words (as the demo prints them) into words. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  const re = /'((?:[^']|'\\'')*)'|(\S+)/g;
+  for (const m of line.matchAll(re)) words.push(m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : (m[2] ?? ""));
+  return words;
+}
+
+/** The request a printed curl line describes. */
+function curlToRequest(line: string) {
+  const words = shellWords(line);
+  let method = "GET";
+  let url = "";
+  let body: string | undefined;
+  const headers: Record<string, string> = {};
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i] ?? "";
+    if (w === "-X") method = words[++i] ?? "GET";
+    else if (w === "-H") {
+      const [k, ...v] = (words[++i] ?? "").split(":");
+      headers[(k ?? "").trim().toLowerCase()] = v.join(":").trim();
+    } else if (w === "-d") body = words[++i];
+    else if (!w.startsWith("-")) url = w;
+  }
+  return { method, url, headers, body };
+}
+
+describe("demo", () => {
+  it("starts in one command and every printed curl line succeeds with the printed token", async () => {
+    const child = spawn("node", ["bin/media-gateway.mjs", "demo", "--port", "0"], {
+      env: { ...process.env, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+    });
+    child.stderr.on("data", (c) => {
+      err += c;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setInterval(() => {
+          if (out.includes("demo ready")) {
+            clearInterval(timer);
+            resolve();
+          }
+        }, 50);
+        void exited.then(() => {
+          clearInterval(timer);
+          reject(new Error(`demo exited early: ${err}`));
+        });
+      });
+      const token = /token: (sk-\S+)/.exec(out)?.[1];
+      expect(token).toMatch(/^sk-[0-9A-Za-z]{48}$/);
+      const lines = out.split("\n").filter((l) => l.startsWith("curl "));
+      // Task submit and fetch for both families, images, content and a stream.
+      expect(lines.length).toBeGreaterThanOrEqual(8);
+      const covered = new Set<string>();
+      for (const line of lines) {
+        expect(line).toContain(token as string);
+        const req = curlToRequest(line);
+        const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
+        const text = await res.text();
+        expect(res.status, `${line}\n${text}`).toBe(200);
+        const path = new URL(req.url).pathname;
+        covered.add(path.replace(/task_\w+/, "{id}"));
+        if (path.endsWith(":streamGenerateContent")) {
+          expect(res.headers.get("content-type")).toContain("text/event-stream");
+          expect(text).toMatch(/^data: \{/);
+        } else if (path.startsWith("/audio")) {
+          expect(JSON.parse(text).code).toBe("success");
+        } else if (path === "/v1/images/generations") {
+          const url = JSON.parse(text).data[0].url as string;
+          const image = await fetch(url);
+          expect(image.headers.get("content-type")).toBe("image/png");
+        } else {
+          expect(JSON.parse(text).candidates[0].content.parts[0].text.length).toBeGreaterThan(0);
+        }
+      }
+      expect(covered).toEqual(
+        new Set([
+          "/audioa/submit/MUSIC",
+          "/audioa/fetch/{id}",
+          "/audioa/fetch",
+          "/audiob/submit/MUSIC",
+          "/audiob/fetch",
+          "/v1/images/generations",
+          "/v1beta/models/gemini-2.5-flash:generateContent",
+          "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+        ]),
+      );
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await exited).toBe(0);
+  });
+});
