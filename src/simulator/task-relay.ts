@@ -1,8 +1,196 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { SimulatorState } from "./server.js";
 
 /** Settings of the simulated `task-relay` upstream. */
-export type TaskRelaySimOptions = Record<string, never>;
+export interface TaskRelaySimOptions {
+  /** Time from submit until a task ends (ms). Default 3000. */
+  completeAfterMs?: number;
+  /** Share of that time a task waits as QUEUED before it runs (0..1). Default 0.1. */
+  queuedFraction?: number;
+  /** Progress steps while running: 5 gives 20%, 40%, 60%, 80%. Default 5. */
+  progressSteps?: number;
+  /** Clips made per task. Default 2. */
+  clipsPerTask?: number;
+  /** Delay before every answer (ms). Default 0. */
+  latencyMs?: number;
+  /** Share of tasks (0..1) that end in FAILURE. A prompt holding `[fail]` always does. */
+  failureRate?: number;
+  /** Share of submits (0..1) refused. A prompt holding `[refuse]` always is. */
+  refuseRate?: number;
+  /** Most ids one fetch accepts. Default 100. */
+  maxBatch?: number;
+}
 
-/** The `task-relay` protocol of the simulator. */
-export async function taskRelaySimulator(_app: FastifyInstance, _opts: { state: SimulatorState }) {}
+/** A task as a simulated upstream keeps it: its whole future is decided at submit. */
+export interface SimTask {
+  id: string;
+  action: string;
+  createdAt: number;
+  completeAfterMs: number;
+  fails: boolean;
+  /** Answers an odd status word while running (prompt marker `[odd-status]`). */
+  oddStatus: boolean;
+  clipIds: string[];
+  title: string;
+  tags: string;
+  prompt: string;
+  model: string;
+}
+
+/** Where a task is at `now`, computed from the elapsed time alone (no timer per task). */
+export function simPhase(task: SimTask, now: number, queuedFraction: number) {
+  const fraction = Math.max(0, (now - task.createdAt) / Math.max(1, task.completeAfterMs));
+  if (fraction >= 1) return { phase: "done" as const, fraction: 1 };
+  if (fraction < queuedFraction) return { phase: "queued" as const, fraction };
+  return { phase: "running" as const, fraction };
+}
+
+/** A UUID v4 made from the simulator's seeded random numbers. */
+export function simUuid(random: () => number): string {
+  const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
+  hex[12] = "4";
+  hex[16] = "89ab"[Math.floor(random() * 4)] as string;
+  const h = hex.join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** True when any string field of the body holds the marker, e.g. `[fail]`. */
+export function hasMarker(body: unknown, marker: string): boolean {
+  if (!body || typeof body !== "object") return false;
+  return Object.values(body as Record<string, unknown>).some((v) => typeof v === "string" && v.includes(marker));
+}
+
+/** Checks `Authorization: Bearer <key>` against the simulator's keys (any non-empty key when unset). */
+export function bearerAccepted(state: SimulatorState, request: FastifyRequest): boolean {
+  const header = request.headers.authorization;
+  const match = typeof header === "string" ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+  const key = match?.[1];
+  if (!key) return false;
+  return !state.options.keys || state.options.keys.includes(key);
+}
+
+export function simDelay(ms: number | undefined): Promise<void> {
+  return ms && ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
+function relayClip(task: SimTask, clipId: string, phase: string) {
+  return {
+    id: clipId,
+    title: task.title,
+    status: phase === "done" ? (task.fails ? "error" : "complete") : phase === "queued" ? "queued" : "streaming",
+    audio_url: `https://cdn.example/${clipId}.mp3`,
+    video_url: "",
+    image_url: `https://cdn.example/${clipId}.jpeg`,
+    image_large_url: `https://cdn.example/${clipId}-l.jpeg`,
+    major_model_version: "v3",
+    model_name: task.model,
+    metadata: {
+      tags: task.tags,
+      prompt: task.prompt,
+      gpt_description_prompt: null,
+      duration: null,
+      error_type: task.fails && phase === "done" ? "simulated" : null,
+      error_message: task.fails && phase === "done" ? "simulated failure" : null,
+      type: "gen",
+    },
+    created_at: new Date(task.createdAt).toISOString(),
+  };
+}
+
+/**
+ * The `task-relay` protocol: `POST /{prefix}/submit/{ACTION}` and `POST /{prefix}/fetch`, any
+ * prefix. A task's state is computed from the time since its submit, so thousands of tasks in
+ * flight cost nothing between calls.
+ */
+export async function taskRelaySimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
+  const { state } = opts;
+  const tasks = new Map<string, SimTask>();
+  const o = () => state.options.taskRelay ?? {};
+
+  const refuse = (reply: FastifyReply, status: number, message: string) =>
+    reply.status(status).send({ code: status === 401 ? "unauthorized" : "invalid_request", message, data: null });
+
+  app.post("/:prefix/submit/:action", async (request, reply) => {
+    const { action } = request.params as { prefix: string; action: string };
+    state.record({
+      protocol: "task-relay",
+      method: "POST",
+      path: request.url,
+      headers: request.headers,
+      body: request.body,
+    });
+    await simDelay(o().latencyMs);
+    if (!bearerAccepted(state, request)) return refuse(reply, 401, "invalid api key");
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (hasMarker(body, "[refuse]") || state.random() < (o().refuseRate ?? 0)) {
+      return refuse(reply, 400, "the prompt was refused by the simulated upstream");
+    }
+    const clips = Math.max(1, o().clipsPerTask ?? 2);
+    const task: SimTask = {
+      id: simUuid(state.random),
+      action,
+      createdAt: Date.now(),
+      completeAfterMs: o().completeAfterMs ?? 3000,
+      fails: hasMarker(body, "[fail]") || state.random() < (o().failureRate ?? 0),
+      oddStatus: hasMarker(body, "[odd-status]"),
+      clipIds: Array.from({ length: clips }, () => simUuid(state.random)),
+      title: typeof body.title === "string" ? body.title : "Untitled",
+      tags: typeof body.tags === "string" ? body.tags : typeof body.sound_prompt === "string" ? body.sound_prompt : "",
+      prompt: typeof body.prompt === "string" ? body.prompt : "[Verse]\nsimulated lyrics",
+      model: typeof body.mv === "string" ? body.mv : "chirp-v3-5",
+    };
+    tasks.set(task.id, task);
+    return { code: "success", message: "", data: task.id };
+  });
+
+  app.post("/:prefix/fetch", async (request, reply) => {
+    state.record({
+      protocol: "task-relay",
+      method: "POST",
+      path: request.url,
+      headers: request.headers,
+      body: request.body,
+    });
+    await simDelay(o().latencyMs);
+    if (!bearerAccepted(state, request)) return refuse(reply, 401, "invalid api key");
+    const ids = (request.body as { ids?: unknown })?.ids;
+    if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) {
+      return refuse(reply, 400, "ids must be an array of strings");
+    }
+    if (ids.length > (o().maxBatch ?? 100)) return refuse(reply, 400, `at most ${o().maxBatch ?? 100} ids per call`);
+    const now = Date.now();
+    const steps = Math.max(1, o().progressSteps ?? 5);
+    const queuedFraction = o().queuedFraction ?? 0.1;
+    const data = [];
+    for (const id of ids as string[]) {
+      const task = tasks.get(id);
+      if (!task) continue;
+      const { phase, fraction } = simPhase(task, now, queuedFraction);
+      const done = phase === "done";
+      const status = done
+        ? task.fails
+          ? "FAILURE"
+          : "SUCCESS"
+        : phase === "queued"
+          ? "QUEUED"
+          : task.oddStatus
+            ? "PAUSED_FOR_REVIEW"
+            : "IN_PROGRESS";
+      const percent = done ? 100 : phase === "queued" ? 0 : Math.floor(fraction * steps) * Math.floor(100 / steps);
+      const submitTime = Math.floor(task.createdAt / 1000);
+      data.push({
+        task_id: task.id,
+        action: task.action,
+        status,
+        fail_reason: done && task.fails ? "simulated failure" : "",
+        submit_time: submitTime,
+        start_time:
+          phase === "queued" ? 0 : Math.floor((task.createdAt + task.completeAfterMs * queuedFraction) / 1000),
+        finish_time: done ? Math.floor((task.createdAt + task.completeAfterMs) / 1000) : 0,
+        progress: `${percent}%`,
+        data: phase === "queued" ? [] : task.clipIds.map((clipId) => relayClip(task, clipId, phase)),
+      });
+    }
+    return { code: "success", message: "", data };
+  });
+}

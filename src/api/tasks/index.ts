@@ -1,13 +1,107 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { GatewayContext } from "../../context.js";
+import { FAMILY_SPECS, isActionOpen, TASK_FAMILIES, type TaskFamily } from "../../core/tasks/families.js";
+import { renderTaskRecord } from "../../core/tasks/record.js";
+import type { TaskBody } from "../../core/tasks/request-bodies.js";
+import { GatewayError } from "../../errors.js";
+import { TaskStore } from "../../store/tasks.js";
+import { principalOf, requireToken } from "../auth-hook.js";
 import { installSurface } from "../surfaces.js";
+import { batchFetchSchema, CallbackParams, FetchParams, SUBMIT_SCHEMAS } from "./schemas.js";
+import { submitTask } from "./submit-task.js";
+
+const SUBMITTED_MESSAGE = "task submitted successfully";
+
+function closedActionGuard(ctx: GatewayContext, family: TaskFamily, action: string) {
+  return async (_request: FastifyRequest) => {
+    if (!isActionOpen(family, action, ctx.config.tasks.enabledActions)) {
+      throw new GatewayError("GW_ERR_ACTION_UNAVAILABLE", `The action ${action} is currently unavailable.`);
+    }
+  };
+}
+
+/** Submit, fetch and callback routes of one family. */
+async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: TaskStore, family: TaskFamily) {
+  const spec = FAMILY_SPECS[family];
+  const schemas = SUBMIT_SCHEMAS[family] ?? {};
+
+  await scope.register(async (authed) => {
+    authed.addHook("onRequest", requireToken(ctx, "bearer"));
+
+    for (const action of spec.actions) {
+      const schema = schemas[action];
+      if (!schema) continue;
+      authed.post(
+        `/submit/${action}`,
+        {
+          schema: { body: schema, summary: `Submit a ${action} task of family ${family}` },
+          ...(spec.closedByDefault.includes(action) ? { preValidation: closedActionGuard(ctx, family, action) } : {}),
+        },
+        async (request) => {
+          const taskId = await submitTask(ctx, store, {
+            family,
+            action,
+            body: request.body as TaskBody,
+            principal: principalOf(request),
+          });
+          return { code: "success", message: SUBMITTED_MESSAGE, data: taskId };
+        },
+      );
+    }
+
+    authed.post("/submit/:action", async (request) => {
+      const { action } = request.params as { action: string };
+      throw new GatewayError(
+        "GW_ERR_BAD_REQUEST",
+        `Unknown action "${action}" for ${family}; known actions: ${spec.actions.join(", ")}.`,
+        { param: "action" },
+      );
+    });
+
+    authed.get("/fetch/:id", { schema: { params: FetchParams } }, async (request) => {
+      const { id } = request.params as { id: string };
+      const row = await store.getOwned(family, principalOf(request).userId, id);
+      if (!row) throw new GatewayError("GW_ERR_NOT_FOUND", `No task ${id} was found.`);
+      return { code: "success", message: "", data: renderTaskRecord(row) };
+    });
+
+    authed.post(
+      "/fetch",
+      { schema: { body: batchFetchSchema(ctx.config.tasks.maxBatchFetchIds) } },
+      async (request) => {
+        const ids = [...new Set((request.body as { ids: string[] }).ids)];
+        const rows = await store.listOwned(family, principalOf(request).userId, ids);
+        const byId = new Map(rows.map((r) => [r.task_id, r]));
+        const records = ids.flatMap((id) => {
+          const row = byId.get(id);
+          return row ? [renderTaskRecord(row)] : [];
+        });
+        return { code: "success", message: "", data: records };
+      },
+    );
+  });
+
+  if (spec.channelType === "generate-record") {
+    // The upstream's callback: no bearer token, the secret in the path names the task. It only
+    // makes the poller look at that task now; the poll stays the source of truth.
+    scope.post("/callback/:secret", { schema: { params: CallbackParams }, bodyLimit: 1024 * 1024 }, async (request) => {
+      const { secret } = request.params as { secret: string };
+      const poked = await store.pokeByCallbackSecret(family, secret);
+      if (!poked) throw new GatewayError("GW_ERR_NOT_FOUND", "No running task has this callback address.");
+      return { code: "success", message: "", data: null };
+    });
+  }
+}
 
 /** Audio task surface: /audioa/... and /audiob/... (envelope shape). */
-export async function taskRoutes(app: FastifyInstance, _opts: { ctx: GatewayContext }) {
-  for (const family of ["audioa", "audiob"]) {
+export async function taskRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
+  const { ctx } = opts;
+  const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
+  for (const family of TASK_FAMILIES) {
     await app.register(
       async (scope) => {
         installSurface(scope, "envelope");
+        await familyRoutes(scope, ctx, store, family);
       },
       { prefix: `/${family}` },
     );

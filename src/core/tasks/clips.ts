@@ -1,0 +1,156 @@
+/** The clip shapes of the two families (sections 2.3 and 2.4 of the interface document). */
+
+export interface AudioaClip {
+  clip_id: string;
+  state: string;
+  title: string;
+  /** Style description. */
+  sound: string;
+  lyrics: string;
+  image_url: string;
+  audio_url: string;
+  video_url: string | null;
+  /** ISO 8601 with fractional seconds. */
+  created_at: string;
+  /** Model version label. */
+  mv: string;
+  seed: string | number | null;
+  duration: number | null;
+}
+
+export interface AudiobClip {
+  clip_id: string;
+  state: string;
+  title: string;
+  /** Comma-separated. */
+  tags: string;
+  lyrics: string;
+  image_url: string;
+  audio_url: string;
+  video_url: string | null;
+  created_at: string;
+  duration: number;
+  negative_tags: string | null;
+  style_weight: number | null;
+  weirdness_constraint: number | null;
+  audio_weight: number | null;
+}
+
+export type Clip = AudioaClip | AudiobClip;
+
+const CLIP_STATES: Record<string, string> = {
+  complete: "completed",
+  completed: "completed",
+  succeeded: "completed",
+  success: "completed",
+  streaming: "streaming",
+  submitted: "submitted",
+  queued: "queued",
+  pending: "queued",
+  error: "error",
+  failed: "error",
+};
+
+/** Maps an upstream clip status word to the clip `state` the gateway shows. */
+export function clipState(word: unknown, fallback: string): string {
+  if (typeof word !== "string") return fallback;
+  return CLIP_STATES[word.trim().toLowerCase()] ?? fallback;
+}
+
+/**
+ * An ISO 8601 timestamp with milliseconds from what upstreams send: ISO text, `YYYY-MM-DD HH:MM:SS`
+ * (read as UTC), Unix seconds or milliseconds. Anything unreadable becomes `fallbackMs`.
+ */
+export function isoTimestamp(value: unknown, fallbackMs: number): string {
+  let ms: number | null = null;
+  if (typeof value === "number" && Number.isFinite(value) && value > 0) {
+    ms = value < 1e11 ? value * 1000 : value;
+  } else if (typeof value === "string" && value.trim() !== "") {
+    let text = value.trim();
+    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}/.test(text)) text = text.replace(" ", "T");
+    if (/T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)) text += "Z";
+    const parsed = Date.parse(text);
+    if (Number.isFinite(parsed)) ms = parsed;
+  }
+  return new Date(ms ?? fallbackMs).toISOString();
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value : value === null || value === undefined ? "" : String(value);
+}
+
+function optionalNumber(value: unknown): number | null {
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  return null;
+}
+
+function optionalUrl(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+/**
+ * A `task-relay` clip in the audioa shape. Reads the relay's raw clip (`id`, `metadata.tags`...)
+ * and also an already normalized clip (`clip_id`, `sound`...), so gateways can be chained.
+ */
+export function normalizeRelayClip(raw: unknown, fallbackMs: number, fallbackState = "completed"): AudioaClip | null {
+  if (!raw || typeof raw !== "object") return null;
+  const c = raw as Record<string, any>;
+  const meta = c.metadata && typeof c.metadata === "object" ? (c.metadata as Record<string, unknown>) : {};
+  const id = c.id ?? c.clip_id;
+  if (typeof id !== "string" || id === "") return null;
+  const seed = c.seed ?? meta.seed ?? null;
+  return {
+    clip_id: id,
+    state: clipState(c.status ?? c.state, fallbackState),
+    title: text(c.title),
+    sound: text(meta.tags ?? c.sound ?? c.tags),
+    lyrics: text(meta.prompt ?? c.lyrics ?? c.prompt),
+    image_url: text(c.image_url),
+    audio_url: text(c.audio_url),
+    video_url: optionalUrl(c.video_url),
+    created_at: isoTimestamp(c.created_at, fallbackMs),
+    mv: text(c.model_name ?? c.mv ?? c.major_model_version),
+    seed: typeof seed === "string" || typeof seed === "number" ? seed : null,
+    duration: optionalNumber(meta.duration ?? c.duration),
+  };
+}
+
+/** The request's tuning values, shown on audiob clips when the upstream does not echo them. */
+export interface AudiobTuning {
+  negative_tags: string | null;
+  style_weight: number | null;
+  weirdness_constraint: number | null;
+  audio_weight: number | null;
+}
+
+/** A `generate-record` clip (`sunoData[]` item or callback clip) in the audiob shape. */
+export function normalizeRecordClip(
+  raw: unknown,
+  fallbackMs: number,
+  tuning: AudiobTuning,
+  state = "completed",
+): AudiobClip | null {
+  if (!raw || typeof raw !== "object") return null;
+  const c = raw as Record<string, any>;
+  const id = c.id ?? c.clip_id;
+  if (typeof id !== "string" || id === "") return null;
+  const negative = c.negativeTags ?? c.negative_tags;
+  return {
+    clip_id: id,
+    state,
+    title: text(c.title),
+    tags: text(c.tags),
+    lyrics: text(c.prompt ?? c.lyrics),
+    image_url: text(c.imageUrl ?? c.image_url ?? c.sourceImageUrl),
+    audio_url: text(c.audioUrl ?? c.audio_url ?? c.sourceAudioUrl),
+    video_url: optionalUrl(c.videoUrl ?? c.video_url),
+    created_at: isoTimestamp(c.createTime ?? c.created_at, fallbackMs),
+    duration: optionalNumber(c.duration) ?? 0,
+    negative_tags: typeof negative === "string" && negative !== "" ? negative : tuning.negative_tags,
+    style_weight: optionalNumber(c.styleWeight ?? c.style_weight) ?? tuning.style_weight,
+    weirdness_constraint:
+      optionalNumber(c.weirdnessConstraint ?? c.weirdness_constraint) ?? tuning.weirdness_constraint,
+    audio_weight: optionalNumber(c.audioWeight ?? c.audio_weight) ?? tuning.audio_weight,
+  };
+}
