@@ -1,0 +1,65 @@
+/** The targets of the issue, judged from one run's figures. */
+import type { TargetCheck, TargetResult } from "./results.js";
+
+const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
+
+function check(
+  name: string,
+  goal: string,
+  value: number | null,
+  measured: (v: number) => string,
+  met: (v: number) => boolean,
+) {
+  if (value === null || !Number.isFinite(value))
+    return { name, goal, measured: "n/a", verdict: "not measured" } as TargetCheck;
+  return { name, goal, measured: measured(value), verdict: met(value) ? "met" : "missed" } as TargetCheck;
+}
+
+/** Checks one gateway target against the bare relay and the peer of the same run. */
+export function checksFor(gateway: TargetResult, bare: TargetResult | undefined, peer: TargetResult | undefined) {
+  const label = gateway.label;
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && b > 0 ? a / b : null;
+  const out: TargetCheck[] = [];
+  for (const phase of ["generate", "stream"] as const) {
+    const method = phase === "generate" ? "generateContent" : "streamGenerateContent";
+    const mine = gateway[phase];
+    out.push(
+      check(
+        `${label}, ${method}: requests/s vs bare relay`,
+        ">= 50%",
+        ratio(mine?.requestsPerSecond, bare?.[phase]?.requestsPerSecond),
+        (v) => `${fixed(v * 100)}%`,
+        (v) => v >= 0.5,
+      ),
+      check(
+        `${label}, ${method}: requests/s vs peer`,
+        ">= 10x",
+        ratio(mine?.requestsPerSecond, peer?.[phase]?.requestsPerSecond),
+        (v) => `${fixed(v)}x`,
+        (v) => v >= 10,
+      ),
+      check(
+        `${label}, ${method}: p99 latency vs peer`,
+        "<= 1/5 (20%)",
+        ratio(mine?.latencyMs.p99, peer?.[phase]?.latencyMs.p99),
+        (v) =>
+          `${fixed(v * 100)}% (${fixed(mine?.latencyMs.p99 ?? Number.NaN, 0)} vs ${fixed(peer?.[phase]?.latencyMs.p99 ?? Number.NaN, 0)} ms)`,
+        (v) => v <= 0.2,
+      ),
+    );
+  }
+  const mineFirst = gateway.firstEvent?.firstEventMs.p50;
+  const bareFirst = bare?.firstEvent?.firstEventMs.p50;
+  out.push(
+    check(
+      `${label}, streaming: first event (p50) vs bare relay`,
+      "within 2 ms",
+      mineFirst !== undefined && bareFirst !== undefined ? mineFirst - bareFirst : null,
+      (v) =>
+        `${v >= 0 ? "+" : ""}${fixed(v, 2)} ms (${fixed(mineFirst ?? Number.NaN, 2)} vs ${fixed(bareFirst ?? Number.NaN, 2)} ms)`,
+      (v) => v <= 2,
+    ),
+  );
+  return out;
+}

@@ -1,0 +1,103 @@
+/** Settings of `npm run bench`: flags first, then BENCH_* environment variables, then short defaults. */
+import { parseArgs } from "node:util";
+
+export interface BenchOptions {
+  connections: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  /** Sequential streams timed for the first event, per target. */
+  firstEventRequests: number;
+  /** Also run the gateway on PostgreSQL (a temporary database, dropped at the end). */
+  postgres: boolean;
+  postgresUrl: string;
+  peerVersion: string;
+  /** Reuse a peer install in this folder instead of a fresh temporary one. */
+  peerDir: string | null;
+  /** Write a CPU profile of the gateway (node --cpu-prof) and summarize its hot spots. */
+  profile: boolean;
+  skip: Set<"peer" | "tasks" | "images" | "stream">;
+  tasksTimeoutSeconds: number;
+  /** Run the task benchmark at its own full scale (10,000 tasks in flight, 1,000,000 stored). */
+  tasksFull: boolean;
+  /** Write bench/results/<date>.json and regenerate docs/benchmarks.md. */
+  write: boolean;
+}
+
+export const USAGE = `npm run bench -- [options]
+  --connections N        concurrent connections of each load (BENCH_CONNECTIONS, default 32)
+  --duration S           seconds of each measured load (BENCH_DURATION, default 5)
+  --warmup S             seconds of warm-up before each load, not counted (BENCH_WARMUP, default 1)
+  --first-events N       sequential streams timed for the first event (BENCH_FIRST_EVENTS, default 40)
+  --pg                   also run the gateway on PostgreSQL (BENCH_PG=1; BENCH_PG_URL, default
+                         postgres://postgres@127.0.0.1:5432/postgres: a temporary database is made and dropped)
+  --peer-version V       version of @portkey-ai/gateway to install (BENCH_PEER_VERSION, default latest)
+  --peer-dir DIR         reuse a peer install kept in DIR (BENCH_PEER_DIR)
+  --profile              CPU-profile the gateway process and list its hot spots
+  --skip a,b             leave out: peer, tasks, images, stream
+  --tasks-full           task benchmark at its full scale (10,000 in flight, 1,000,000 stored); by
+                         default 2,000 and 200,000 (its BENCH_TASKS / BENCH_STORE_ROWS win when set)
+  --tasks-timeout S      longest run of the task benchmark (BENCH_TASKS_TIMEOUT, default 600)
+  --no-write             print the results only; write neither bench/results nor docs`;
+
+function number(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${value}"`);
+  return n;
+}
+
+/** Reads the options; throws with a clear message on a bad value. */
+export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      connections: { type: "string" },
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      "first-events": { type: "string" },
+      pg: { type: "boolean" },
+      "peer-version": { type: "string" },
+      "peer-dir": { type: "string" },
+      profile: { type: "boolean" },
+      skip: { type: "string" },
+      "tasks-timeout": { type: "string" },
+      "tasks-full": { type: "boolean" },
+      "no-write": { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const skip = new Set<BenchOptions["skip"] extends Set<infer T> ? T : never>();
+  for (const item of (values.skip ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    if (item !== "peer" && item !== "tasks" && item !== "images" && item !== "stream") {
+      throw new Error(`--skip takes peer, tasks, images or stream, got "${item}"`);
+    }
+    skip.add(item);
+  }
+  const connections = Math.round(number(values.connections ?? env.BENCH_CONNECTIONS, 32, "--connections"));
+  if (connections < 1) throw new Error("--connections must be at least 1");
+  return {
+    connections,
+    durationSeconds: Math.max(1, number(values.duration ?? env.BENCH_DURATION, 5, "--duration")),
+    warmupSeconds: number(values.warmup ?? env.BENCH_WARMUP, 1, "--warmup"),
+    firstEventRequests: Math.max(
+      1,
+      Math.round(number(values["first-events"] ?? env.BENCH_FIRST_EVENTS, 40, "--first-events")),
+    ),
+    postgres: values.pg === true || /^(1|true|yes)$/i.test(env.BENCH_PG ?? ""),
+    postgresUrl: env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
+    peerVersion: values["peer-version"] ?? env.BENCH_PEER_VERSION ?? "latest",
+    peerDir: values["peer-dir"] ?? env.BENCH_PEER_DIR ?? null,
+    profile: values.profile === true,
+    skip,
+    tasksTimeoutSeconds: number(values["tasks-timeout"] ?? env.BENCH_TASKS_TIMEOUT, 600, "--tasks-timeout"),
+    tasksFull: values["tasks-full"] === true,
+    write: values["no-write"] !== true,
+  };
+}

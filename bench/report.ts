@@ -1,0 +1,292 @@
+/**
+ * Regenerates docs/benchmarks.md and docs/benchmarks.svg from one run's results. The "## Tasks"
+ * section of the existing document is kept exactly as written; bench/findings.md, when present,
+ * becomes the "## Findings" section (what profiling found, written by hand).
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { requestsPerSecondChart } from "./chart.js";
+import { USAGE } from "./options.js";
+import type { BenchResults, TargetResult } from "./results.js";
+
+const fixed = (n: number | null | undefined, digits = 0) =>
+  n === null || n === undefined || !Number.isFinite(n)
+    ? "n/a"
+    : n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const percent = (a: number | undefined, b: number | undefined) =>
+  a !== undefined && b !== undefined && b > 0 ? `${fixed((a / b) * 100)}%` : "n/a";
+const times = (a: number | undefined, b: number | undefined) =>
+  a !== undefined && b !== undefined && b > 0 ? `${fixed(a / b, 1)}x` : "n/a";
+
+/** The text of a `## Heading` section (heading line included) up to the next `## ` heading, or null. */
+export function extractSection(markdown: string, heading: string): string | null {
+  const lines = markdown.split("\n");
+  const start = lines.findIndex((l) => l.trim() === `## ${heading}` || l.startsWith(`## ${heading} `));
+  if (start < 0) return null;
+  let end = lines.length;
+  for (let i = start + 1; i < lines.length; i++) {
+    if (/^## /.test(lines[i] as string)) {
+      end = i;
+      break;
+    }
+  }
+  return lines.slice(start, end).join("\n").trimEnd();
+}
+
+function loadTable(results: BenchResults, phase: "generate" | "stream"): string[] {
+  const direct = results.targets.find((t) => t.id === "direct")?.[phase];
+  const peer = results.targets.find((t) => t.id === "peer")?.[phase];
+  const rows = [
+    "| path | req/s | vs direct | vs peer | p50 ms | p99 ms | p99 vs peer | non-2xx / errors |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const t of results.targets) {
+    const r = t[phase];
+    if (!r) {
+      rows.push(`| ${t.label} | not measured | | | | | | |`);
+      continue;
+    }
+    rows.push(
+      `| ${t.label} | ${fixed(r.requestsPerSecond)} | ${percent(r.requestsPerSecond, direct?.requestsPerSecond)} | ${times(r.requestsPerSecond, peer?.requestsPerSecond)} | ${fixed(r.latencyMs.p50)} | ${fixed(r.latencyMs.p99)} | ${percent(r.latencyMs.p99, peer?.latencyMs.p99)} | ${r.non2xx} / ${r.errors} |`,
+    );
+  }
+  return rows;
+}
+
+function firstEventTable(results: BenchResults): string[] {
+  const bare = results.targets.find((t) => t.id === "bare-relay")?.firstEvent;
+  const rows = [
+    "| path | first event p50 ms | first event p99 ms | p50 vs bare relay | end of stream p50 ms | events per stream |",
+    "|---|---:|---:|---:|---:|---:|",
+  ];
+  for (const t of results.targets) {
+    const r = t.firstEvent;
+    if (!r) {
+      rows.push(`| ${t.label} | not measured | | | | |`);
+      continue;
+    }
+    const delta = bare ? r.firstEventMs.p50 - bare.firstEventMs.p50 : Number.NaN;
+    rows.push(
+      `| ${t.label} | ${fixed(r.firstEventMs.p50, 2)} | ${fixed(r.firstEventMs.p99, 2)} | ${Number.isFinite(delta) ? `${delta >= 0 ? "+" : ""}${fixed(delta, 2)} ms` : "n/a"} | ${fixed(r.endOfStreamMs.p50, 1)} | ${r.eventsPerStream}${r.failures ? ` (${r.failures} failed)` : ""} |`,
+    );
+  }
+  return rows;
+}
+
+function taskRows(results: BenchResults): string[] {
+  const out: string[] = [];
+  for (const run of results.tasks) {
+    if (!run.ran && run.results.length === 0) {
+      out.push(`- ${run.store}: not run (${run.note ?? "no reason given"}).`);
+      continue;
+    }
+    for (const line of run.results) {
+      const { bench, store, ...figures } = line;
+      const text = Object.entries(figures)
+        .map(([k, v]) => `${k} ${typeof v === "number" ? fixed(v, Number.isInteger(v) ? 0 : 2) : JSON.stringify(v)}`)
+        .join(", ");
+      out.push(`- ${String(store ?? run.store)}, ${String(bench)}: ${text}`);
+    }
+    if (!run.ran) out.push(`- ${run.store}: incomplete (${run.note ?? "no reason given"}).`);
+    else if (run.durationSeconds !== undefined)
+      out.push(`- ${run.store}: the task benchmark took ${fixed(run.durationSeconds, 1)} s.`);
+  }
+  return out;
+}
+
+function nativeRoute(results: BenchResults): string {
+  const answer = results.peer.nativeRoute;
+  if (!answer) return "was not tried";
+  return answer === "answers 200" ? "answered 200" : `failed: ${answer.replace(/\|/g, "/")}`;
+}
+
+function unavailable(results: BenchResults): string[] {
+  const out: string[] = [];
+  const describe = (t: TargetResult) => t.unavailableReason ?? "no reason recorded";
+  for (const t of results.targets) {
+    if (!t.available) out.push(`- ${t.label}: not measured: ${describe(t)}`);
+    for (const e of t.errors ?? []) out.push(`- ${t.label}: ${e}`);
+  }
+  for (const n of results.images.notes) out.push(`- images, ${n}`);
+  for (const n of results.notes) out.push(`- ${n}`);
+  return out;
+}
+
+/** Builds the whole document from the results and the kept sections. */
+export function renderReport(results: BenchResults, tasksSection: string | null, findings: string | null): string {
+  const m = results.machine;
+  const s = results.settings;
+  const file = `bench/results/${results.date}.json`;
+  const images = [
+    ["direct (simulator, Gemini image request)", results.images.direct],
+    ["gateway (SQLite), POST /v1/images/generations", results.images.gateway],
+    ["gateway (PostgreSQL), POST /v1/images/generations", results.images.gatewayPostgres],
+  ] as const;
+  const peerLine = results.peer.works
+    ? `${results.peer.package}@${results.peer.version} on Node ${results.peer.node}: runs.`
+    : `${results.peer.package}${results.peer.version ? `@${results.peer.version}` : ""} on Node ${results.peer.node}: **not measured**: ${results.peer.note ?? "no reason recorded"}.`;
+  const lines = [
+    "# Benchmarks",
+    "",
+    `<!-- Regenerated by \`npm run bench\` from ${file}. Edit bench/report.ts or bench/findings.md instead; the "## Tasks" section is kept as written. -->`,
+    "",
+    "What a relay costs: the same Gemini request sent straight to the upstream simulator, through a bare",
+    "Fastify + undici pass-through (the practical limit of a Node relay), through this gateway doing its",
+    "real work (token check, up-front charge and settlement in the ledger, request log, request logging)",
+    `and through the open-source peer gateway ${results.peer.package}. Every figure below comes from one run`,
+    "on one machine over loopback, so the ratios compare like with like; absolute numbers depend on the machine.",
+    "",
+    "## Latest run",
+    "",
+    `- Run ${results.date} (UTC), results in \`${file}\`.`,
+    `- Machine: ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
+    `- Load: autocannon, ${s.connections} connections, ${s.durationSeconds} s per measurement after ${s.warmupSeconds} s of warm-up; requests per second count 2xx answers only.`,
+    `- Model \`${s.model}\` on the simulator: three chunks of text per answer; prompt "${s.prompt}".`,
+    `- Peer: ${peerLine}`,
+    "",
+    "![Requests per second by path](benchmarks.svg)",
+    "",
+    "### generateContent",
+    "",
+    ...loadTable(results, "generate"),
+    "",
+    "### streamGenerateContent (alt=sse)",
+    "",
+    ...loadTable(results, "stream"),
+    "",
+    "### Time to first event",
+    "",
+    `${s.firstEventRequests} streams one after another on one connection, without other load. The simulator sends the`,
+    "first chunk at once and the second 200 ms later, so a path that buffered the stream would show a first",
+    "event near the end of the stream. A path with fewer events per stream than direct lost events on the way.",
+    "",
+    ...firstEventTable(results),
+    "",
+    "### Memory (RSS of each process, MiB)",
+    "",
+    "| process | after start | highest under load | peak (VmHWM) |",
+    "|---|---:|---:|---:|",
+    ...results.memory.map((p) => `| ${p.name} | ${fixed(p.idleMiB)} | ${fixed(p.loadedMiB)} | ${fixed(p.peakMiB)} |`),
+    "",
+    "### Images (`image-model`, 1K tier)",
+    "",
+    "| path | req/s | p50 ms | p99 ms | non-2xx / errors |",
+    "|---|---:|---:|---:|---:|",
+    ...images.map(([label, r]) =>
+      r
+        ? `| ${label} | ${fixed(r.requestsPerSecond)} | ${fixed(r.latencyMs.p50)} | ${fixed(r.latencyMs.p99)} | ${r.non2xx} / ${r.errors} |`
+        : `| ${label} | not measured | | | |`,
+    ),
+    "",
+    "The gateway's image path decodes the upstream's inline PNG, stores it in the blob store, charges and",
+    "settles the ledger and answers with its own URL.",
+    "",
+    "### Task figures of this run",
+    "",
+    ...(taskRows(results).length ? taskRows(results) : ["- none"]),
+    "",
+    "### Targets",
+    "",
+    "| target | goal | this run | verdict |",
+    "|---|---|---|---|",
+    ...results.checks.map((c) => `| ${c.name} | ${c.goal} | ${c.measured} | ${c.verdict} |`),
+    "",
+  ];
+  for (const phase of ["generate", "stream"] as const) {
+    const profile = results.profile?.[phase];
+    if (!profile) continue;
+    const method = phase === "generate" ? "generateContent" : "streamGenerateContent";
+    lines.push(
+      `### Gateway CPU profile of this run: ${method}`,
+      "",
+      `Self time of the SQLite gateway's process during its own ${method} load (inspector profiler, ${profile.samples} samples, shares of busy time).`,
+      "",
+      "| area | self time | with what it calls |",
+      "|---|---:|---:|",
+      ...profile.byArea.slice(0, 12).map((a) => {
+        const inclusive = profile.inclusiveByArea?.find((i) => i.area === a.area);
+        return `| ${a.area} | ${fixed(a.selfPercent, 1)}% | ${inclusive ? `${fixed(inclusive.selfPercent, 1)}%` : ""} |`;
+      }),
+      ...(profile.inclusiveByArea ?? [])
+        .filter((i) => !profile.byArea.slice(0, 12).some((a) => a.area === i.area))
+        .slice(0, 8)
+        .map((i) => `| ${i.area} | | ${fixed(i.selfPercent, 1)}% |`),
+      "",
+      "| function | where | self time |",
+      "|---|---|---:|",
+      ...profile.topFunctions
+        .slice(0, 15)
+        .map((f) => `| \`${f.functionName}\` | ${f.location || "(runtime)"} | ${fixed(f.selfPercent, 1)}% |`),
+      "",
+    );
+  }
+  const missing = unavailable(results);
+  if (missing.length) lines.push("### Not measured or failed in this run", "", ...missing, "");
+  if (findings) lines.push(findings.trim().replace(/^# /m, "## "), "");
+  if (tasksSection) lines.push(tasksSection, "");
+  lines.push(
+    "## How it is measured",
+    "",
+    "- Every server is a process of its own, started by the benchmark and stopped by its PID at the end,",
+    "  failed runs included: the simulator (`bench/simulator-entry.ts`), the bare relay (`bench/bare-relay.ts`),",
+    "  the gateway (`bench/gateway-entry.ts`, one per store) and the peer. All listen on 127.0.0.1 only.",
+    "- The load generator (autocannon) runs in the benchmark's own process, on the same cores as the servers:",
+    "  the direct figure is the simulator's ceiling with that load generator, not a property of the gateway.",
+    "- The gateway runs as in production: pino logs at `info` (two lines per request, written to a file),",
+    "  the request log table, background workers on, a real token on a user with quota, one `gemini`",
+    "  channel to the simulator, default prices. Each content call charges its estimate up front and",
+    "  settles on the usage the upstream reports, in the same ledger as everything else.",
+    "- The bare relay passes the body and the key through untouched (no parsing, no auth) over one undici",
+    "  pool with keep-alive, and pipes the answer back chunk by chunk.",
+    `- The peer is installed with \`npm install --prefix <temporary folder> --ignore-scripts ${results.peer.package}\``,
+    "  at bench time, never as a dependency of the project, and started with its own Node server",
+    "  (`build/start-server.js --port=N --headless`, `NODE_ENV=production`). Its server listens on every",
+    "  interface by default; a preloaded module (`bench/peer-preload.mjs`) makes it bind 127.0.0.1. It is",
+    "  called as its users call it: `POST /v1/chat/completions` with `x-portkey-provider: google` and",
+    "  `x-portkey-custom-host: <simulator>`, so it translates an OpenAI-style chat request into Gemini",
+    "  `generateContent` (and `streamGenerateContent` for `stream: true`) and the answer back. Its",
+    "  native pass-through (`POST /v1/models/{model}:generateContent` with the same headers) is tried",
+    `  once per run and not loaded; in this run it ${nativeRoute(results)}.`,
+    "- Time to first event: a small HTTP client, one keep-alive connection, timing from the start of",
+    "  each request to the first complete `data:` line, p50 and p99 over the streams.",
+    "- RSS is read from /proc for each process: after start-up, sampled every 200 ms while it is under",
+    "  load, and its peak (VmHWM) at the end.",
+    "- Task figures come from `bench/tasks-bench.ts`, run after the servers above have stopped.",
+    "",
+    "## Running it",
+    "",
+    "```",
+    USAGE,
+    "```",
+    "",
+    "The whole run takes a few minutes on a 2-core machine with the defaults (most of it is the task",
+    "benchmark; `--skip tasks` leaves it out). `--profile` records a CPU profile of the SQLite gateway during",
+    "its own loads and adds its hot spots to this page. After editing bench/findings.md, regenerate this",
+    "page from a saved run without measuring again: `node --import tsx bench/report.ts bench/results/<date>.json`.",
+    "",
+  );
+  return lines.join("\n");
+}
+
+/** Writes docs/benchmarks.md (keeping its Tasks section) and docs/benchmarks.svg. */
+export function writeReport(root: string, results: BenchResults): void {
+  const docPath = path.join(root, "docs", "benchmarks.md");
+  const existing = existsSync(docPath) ? readFileSync(docPath, "utf8") : "";
+  const tasksSection = extractSection(existing, "Tasks");
+  const findingsPath = path.join(root, "bench", "findings.md");
+  const findings = existsSync(findingsPath) ? readFileSync(findingsPath, "utf8") : null;
+  const caption = `Run ${results.date}, ${results.machine.cpus} cpus, Node ${results.machine.node}, ${results.settings.connections} connections, ${results.settings.durationSeconds} s each`;
+  writeFileSync(path.join(root, "docs", "benchmarks.svg"), requestsPerSecondChart(results.targets, caption));
+  writeFileSync(docPath, renderReport(results, tasksSection, findings));
+}
+
+// `node --import tsx bench/report.ts bench/results/<date>.json` regenerates the page from a saved
+// run (after editing bench/findings.md, for instance) without measuring again.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const file = process.argv[2];
+  if (!file) throw new Error("usage: node --import tsx bench/report.ts bench/results/<date>.json");
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+  writeReport(root, JSON.parse(readFileSync(file, "utf8")) as BenchResults);
+  process.stdout.write("wrote docs/benchmarks.md and docs/benchmarks.svg\n");
+}

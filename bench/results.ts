@@ -1,0 +1,95 @@
+/** The shape of bench/results/<date>.json: one run, every figure from the same run. */
+import type { FirstEventResult } from "./first-event.js";
+import type { LoadResult } from "./load.js";
+
+export type TargetId = "direct" | "bare-relay" | "gateway-sqlite" | "gateway-postgres" | "peer";
+
+export interface TargetResult {
+  id: TargetId;
+  label: string;
+  /** What the target does between client and simulator. */
+  description: string;
+  available: boolean;
+  /** Why a target could not be measured (install failure, route not answering 200, ...). */
+  unavailableReason?: string;
+  generate?: LoadResult;
+  stream?: LoadResult;
+  firstEvent?: FirstEventResult;
+  /** Why one phase of an available target failed. */
+  errors?: string[];
+}
+
+export interface ProcessMemory {
+  name: string;
+  /** RSS after start-up and set-up, before any load. */
+  idleMiB: number | null;
+  /** Highest RSS sampled while the process was under load. */
+  loadedMiB: number | null;
+  /** VmHWM at the end: the peak since the process started. */
+  peakMiB: number | null;
+}
+
+export interface TaskFigures {
+  store: "sqlite" | "postgres";
+  ran: boolean;
+  note?: string;
+  durationSeconds?: number;
+  /** The JSON lines the task benchmark printed. */
+  results: Record<string, unknown>[];
+}
+
+export interface TargetCheck {
+  name: string;
+  goal: string;
+  measured: string;
+  verdict: "met" | "missed" | "not measured";
+}
+
+export interface ProfileEntry {
+  functionName: string;
+  location: string;
+  selfPercent: number;
+}
+
+export interface ProfileSummary {
+  /** Share of sampled time per area (our source, fastify, pino, undici, node internals, ...). */
+  byArea: { area: string; selfPercent: number }[];
+  /** Share of samples with the area anywhere on the stack (a package with what it calls); `selfPercent` holds it. */
+  inclusiveByArea: { area: string; selfPercent: number }[];
+  topFunctions: ProfileEntry[];
+  samples: number;
+}
+
+export interface BenchResults {
+  date: string;
+  startedAt: string;
+  finishedAt: string;
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; platform: string; node: string };
+  settings: {
+    connections: number;
+    durationSeconds: number;
+    warmupSeconds: number;
+    firstEventRequests: number;
+    model: string;
+    prompt: string;
+    streamPrompt: string;
+    firstEventPrompt: string;
+  };
+  peer: {
+    package: string;
+    version: string | null;
+    node: string;
+    works: boolean;
+    note?: string;
+    /** How its native Gemini pass-through route answered one request (not loaded). */
+    nativeRoute?: string;
+  };
+  targets: TargetResult[];
+  images: { direct?: LoadResult; gateway?: LoadResult; gatewayPostgres?: LoadResult; notes: string[] };
+  memory: ProcessMemory[];
+  tasks: TaskFigures[];
+  checks: TargetCheck[];
+  /** With --profile: the SQLite gateway's CPU profile during its generateContent and its streaming load. */
+  profile?: { generate?: ProfileSummary; stream?: ProfileSummary };
+  notes: string[];
+}
