@@ -1,0 +1,97 @@
+import pg from "pg";
+import { checkLedger, type LedgerFigures } from "../../test/reliability/ledger-checks.js";
+
+/** A PostgreSQL database of its own for one run; dropped at the end. */
+export async function createRunDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `mg_reliability_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: serverUrl });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export interface TaskState {
+  task_id: string;
+  status: string;
+  fail_reason: string;
+}
+
+/** Reads the store of the run directly (the source of truth for money). */
+export class RunStore {
+  private constructor(private readonly client: pg.Client) {}
+
+  static async open(url: string): Promise<RunStore> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    return new RunStore(client);
+  }
+
+  async unfinishedTasks(): Promise<number> {
+    const res = await this.client.query(
+      "select count(*)::int as n from tasks where status not in ('SUCCESS', 'FAILURE')",
+    );
+    return res.rows[0].n as number;
+  }
+
+  /** Tasks the unsent sweeper failed: charged by an instance that died before sending them. */
+  async sweptTasks(): Promise<number> {
+    const res = await this.client.query(
+      "select count(*)::int as n from tasks where fail_reason = 'the task was not sent to the upstream in time'",
+    );
+    return res.rows[0].n as number;
+  }
+
+  async tasks(): Promise<Map<string, TaskState>> {
+    const res = await this.client.query("select task_id, status, fail_reason from tasks");
+    return new Map(res.rows.map((r) => [r.task_id as string, r as TaskState]));
+  }
+
+  /** The ledger rules over every row of the store. */
+  async ledgerFigures(): Promise<LedgerFigures> {
+    // One client runs one query at a time.
+    const users = await this.client.query("select id, quota::bigint as quota from users");
+    const ledger = await this.client.query("select user_id, kind, amount::bigint as amount, reference from ledger");
+    const tasks = await this.client.query("select task_id, user_id, status, quota::bigint as quota from tasks");
+    const num = <T extends Record<string, unknown>>(rows: T[], fields: string[]) =>
+      rows.map((r) => {
+        const out: Record<string, unknown> = { ...r };
+        for (const f of fields) out[f] = Number(r[f]);
+        return out as T;
+      });
+    return checkLedger(
+      num(users.rows, ["id", "quota"]) as any,
+      num(ledger.rows, ["user_id", "amount"]) as any,
+      num(tasks.rows, ["user_id", "quota"]) as any,
+      { requireTerminal: true },
+    );
+  }
+
+  /** Rows of the unique key that makes a second refund impossible, as a cross-check. */
+  async duplicateLedgerKeys(): Promise<number> {
+    const res = await this.client.query(
+      "select count(*)::int as n from (select reference, kind from ledger group by reference, kind having count(*) > 1) d",
+    );
+    return res.rows[0].n as number;
+  }
+
+  close(): Promise<void> {
+    return this.client.end();
+  }
+}

@@ -1,0 +1,28 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../support/gateway.js";
+import { callGateway } from "../harness.js";
+
+/**
+ * Token guesses are slowed by `limits.authFailuresPerMinute` (api/auth-hook.ts), but the admin
+ * API's hook (api/admin/index.ts) neither consults nor feeds that limiter, so admin key guesses
+ * from one address are never slowed.
+ */
+describe("admin key guesses [sqlite]", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway("sqlite", { logLevel: "warn", limits: { authFailuresPerMinute: 3 } });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it("are refused with 429 and Retry-After once the address is over the limit", async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await callGateway(gw.url, "GET", "/api/admin/users", { headers: { "x-admin-key": `guess-${i}` } });
+      expect(res.status).toBe(401);
+    }
+    const next = await callGateway(gw.url, "GET", "/api/admin/users", { headers: { "x-admin-key": "guess-next" } });
+    expect(next.status).toBe(429);
+    expect(Number(next.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+  });
+});

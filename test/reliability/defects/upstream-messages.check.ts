@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../../support/gateway.js";
+import { type FaultUpstream, startFaultUpstream } from "../fault-upstream.js";
+import { bearer, callGateway, spendingRows } from "../harness.js";
+
+/**
+ * Upstream messages reach clients unfiltered on two surfaces:
+ * - images: every upstream failure message carries the upstream's address
+ *   (`core/images/generate-images.ts`, `imageUpstreamFailure`, passes `err.message`, which ends with
+ *   `(<safeUrl>)`), unlike tasks (`publicReason`) and content;
+ * - images and tasks: an upstream that repeats the channel's key in a refusal has it passed on
+ *   (images: the 400 message; tasks: the submit error and the stored `fail_reason`), unlike content,
+ *   which removes it (`upstreams/gemini/errors.ts`, `withoutKey`).
+ */
+describe("upstream messages shown to clients [sqlite]", () => {
+  let gw: TestGateway;
+  let up: FaultUpstream;
+  beforeAll(async () => {
+    up = await startFaultUpstream();
+    gw = await startTestGateway("sqlite", { logLevel: "warn" });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await up?.close();
+  });
+
+  async function tenant(type: "openai-images" | "task-relay" | "generate-record", models: string[], baseUrl: string) {
+    const group = `d${Math.random().toString(36).slice(2, 8)}`;
+    const channelKey = `chan-secret-${Math.random().toString(36).slice(2, 12)}`;
+    await gw.createChannel({ type, baseUrl, key: channelKey, models, groups: [group], settings: { timeoutMs: 1500 } });
+    const user = await gw.createUser({ quota: 50_000_000, group });
+    return { ...user, channelKey };
+  }
+
+  it("an image upstream failure does not show the upstream's address", async () => {
+    const t = await tenant("openai-images", ["image-model"], up.baseUrl("connection-refused"));
+    const answer = await callGateway(gw.url, "POST", "/v1/images/generations", {
+      headers: bearer(t.key),
+      body: { model: "image-model", prompt: "a boat" },
+    });
+    expect(answer.status).toBe(502);
+    expect(answer.text).not.toContain("127.0.0.1");
+  });
+
+  it("an image upstream echoing the channel's key does not pass it on", async () => {
+    const t = await tenant("openai-images", ["image-model"], up.baseUrl("echo-key"));
+    const answer = await callGateway(gw.url, "POST", "/v1/images/generations", {
+      headers: bearer(t.key),
+      body: { model: "image-model", prompt: "a boat" },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.text).not.toContain(t.channelKey);
+  });
+
+  it.each([
+    ["audioa", "task-relay"],
+    ["audiob", "generate-record"],
+  ] as const)(
+    "a %s upstream echoing the channel's key does not pass it on, in the answer or the record",
+    async (family, type) => {
+      const t = await tenant(type, [family], up.baseUrl("echo-key"));
+      const answer = await callGateway(gw.url, "POST", `/${family}/submit/MUSIC`, {
+        headers: bearer(t.key),
+        body: { prompt: "a song" },
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.text).not.toContain(t.channelKey);
+      const refunded = await spendingRows(gw, t.userId);
+      expect(refunded.map((r) => r.kind).sort()).toEqual(["charge", "refund"]);
+      const rows = await gw.gateway.ctx.store.db.selectFrom("tasks").select(["fail_reason"]).execute();
+      for (const r of rows) expect(r.fail_reason).not.toContain(t.channelKey);
+    },
+  );
+});

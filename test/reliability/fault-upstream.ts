@@ -1,0 +1,176 @@
+import http from "node:http";
+import net from "node:net";
+
+/**
+ * A misbehaving upstream on loopback. A channel's base URL chooses the fault:
+ * `{url}/{phase}/{fault}`, where phase `all` applies the fault to every call and phase `poll`
+ * answers task submits correctly (both task protocols) and applies the fault to polls only.
+ * Connection faults need no HTTP server: `refusedUrl` is a port nobody listens on, `resetUrl` a
+ * TCP server that resets every connection it accepts.
+ */
+export const HTTP_FAULTS = [
+  "status-500",
+  "status-503",
+  "status-429",
+  "status-401",
+  "malformed-json",
+  "stall-before-headers",
+  "stall-mid-body",
+  "truncated-body",
+  "slow-body",
+] as const;
+export type HttpFault = (typeof HTTP_FAULTS)[number] | "stream-stall" | "echo-key";
+export type Fault = HttpFault | "connection-refused" | "connection-reset";
+export const ALL_FAULTS: readonly Fault[] = ["connection-refused", "connection-reset", ...HTTP_FAULTS];
+
+export interface FaultUpstream {
+  /** Base URL of a channel suffering `fault` (in `phase`). */
+  baseUrl(fault: Fault, phase?: "all" | "poll"): string;
+  /** Calls that reached the HTTP faults, by fault. */
+  hits: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** A Gemini answer chunk with usage, without `finishReason` (more would follow). */
+const PARTIAL_CHUNK = JSON.stringify({
+  candidates: [{ content: { role: "model", parts: [{ text: "partial answer " }] }, index: 0 }],
+  usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 3, totalTokenCount: 7 },
+  responseId: "fault-upstream",
+});
+
+function submitAnswer(path: string): string | null {
+  if (/\/submit\/[A-Z_]+$/.test(path)) return JSON.stringify({ code: "success", message: "", data: "fault-task-1" });
+  if (/\/api\/v1\/generate$/.test(path))
+    return JSON.stringify({ code: 200, msg: "success", data: { taskId: "fault-task-2" } });
+  return null;
+}
+
+function keyOf(req: http.IncomingMessage): string {
+  const auth = req.headers.authorization ?? "";
+  const google = req.headers["x-goog-api-key"] ?? "";
+  return `${auth} ${String(google)}`.trim();
+}
+
+function listen(server: net.Server): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port)),
+  );
+}
+
+/** Starts the faulty upstream (an HTTP server, a resetting TCP server and a closed port). */
+export async function startFaultUpstream(): Promise<FaultUpstream> {
+  const hits = new Map<string, number>();
+  const timers = new Set<NodeJS.Timeout>();
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const url = req.url ?? "/";
+      const [, phase = "all", fault = "status-500"] = url.split("?")[0]?.split("/") ?? [];
+      const path = url.split("?")[0] ?? "";
+      const submit = submitAnswer(path);
+      if (phase === "poll" && submit) {
+        res.writeHead(200, { "content-type": "application/json" }).end(submit);
+        return;
+      }
+      hits.set(fault, (hits.get(fault) ?? 0) + 1);
+      const sse = url.includes("streamGenerateContent");
+      const status = /^status-(\d{3})$/.exec(fault);
+      if (status) {
+        const code = Number(status[1]);
+        res.writeHead(code, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            error: { code, message: `simulated ${code}`, status: "FAULT" },
+            code,
+            msg: `simulated ${code}`,
+            message: `simulated ${code}`,
+          }),
+        );
+        return;
+      }
+      switch (fault) {
+        case "echo-key":
+          // A refusal that repeats the credentials it was sent, as some upstreams do.
+          res.writeHead(400, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              error: { code: 400, message: `bad request for key ${keyOf(req)}`, status: "INVALID_ARGUMENT" },
+              code: 400,
+              msg: `bad request for key ${keyOf(req)}`,
+              message: `bad request for key ${keyOf(req)}`,
+            }),
+          );
+          return;
+        case "malformed-json":
+          if (sse) res.writeHead(200, { "content-type": "text/event-stream" }).end('data: {"candidates": [\r\n\r\n');
+          else res.writeHead(200, { "content-type": "application/json" }).end('{"code": "success", "data": [');
+          return;
+        case "stall-before-headers":
+          // Never answers; the channel's first-byte timeout must end the call.
+          return;
+        case "stall-mid-body":
+          res.writeHead(200, { "content-type": sse ? "text/event-stream" : "application/json" });
+          res.write(sse ? 'data: {"candidates": [{"content"' : '{"code": "success", "da');
+          return;
+        case "truncated-body":
+          res.writeHead(200, {
+            "content-type": sse ? "text/event-stream" : "application/json",
+            "content-length": "400",
+          });
+          res.write(sse ? 'data: {"candidates": [{"content"' : '{"code": "success", "da', () => res.destroy());
+          return;
+        case "slow-body": {
+          // One byte every 100 ms: the channel's whole-call timeout must end it.
+          res.writeHead(200, { "content-type": sse ? "text/event-stream" : "application/json" });
+          const text = `${sse ? "data: " : ""}${JSON.stringify({ code: "success", data: "x".repeat(400) })}`;
+          let i = 0;
+          const timer = setInterval(() => {
+            if (res.destroyed || i >= text.length) {
+              clearInterval(timer);
+              timers.delete(timer);
+              if (!res.destroyed) res.end();
+              return;
+            }
+            res.write(text[i]);
+            i += 1;
+          }, 100);
+          timers.add(timer);
+          return;
+        }
+        case "stream-stall":
+          // One complete event, then silence: a failure after the first byte reached the client.
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.write(`data: ${PARTIAL_CHUNK}\r\n\r\n`);
+          return;
+        default:
+          res.writeHead(500, { "content-type": "application/json" }).end('{"error": "unknown fault"}');
+      }
+    });
+  });
+  const httpPort = await listen(server);
+
+  const resetter = net.createServer((socket) => {
+    socket.on("error", () => {});
+    socket.once("data", () => socket.resetAndDestroy());
+  });
+  const resetPort = await listen(resetter);
+
+  // A port that was free a moment ago and is closed now: connections are refused.
+  const closed = net.createServer();
+  const refusedPort = await listen(closed);
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+  return {
+    hits,
+    baseUrl(fault, phase = "all") {
+      if (fault === "connection-refused") return `http://127.0.0.1:${refusedPort}`;
+      if (fault === "connection-reset") return `http://127.0.0.1:${resetPort}`;
+      return `http://127.0.0.1:${httpPort}/${phase}/${fault}`;
+    },
+    async close() {
+      for (const t of timers) clearInterval(t);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => resetter.close(() => resolve()));
+    },
+  };
+}

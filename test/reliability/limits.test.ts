@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Simulator, startSimulator } from "../../src/simulator/server.js";
+import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { HAS_REDIS, REDIS_URL, uniqueRedisPrefix } from "../support/redis.js";
+import { bearer, CONTENT_BODY, callGateway, googleKey } from "./harness.js";
+import { errorProblem, surfaceOf } from "./surface-shapes.js";
+
+/**
+ * Limits that protect the gateway from abusive clients: body size and token guessing. The store
+ * plays no part in them, so they run on SQLite; the guessing limit is shown in memory (one
+ * instance) and through Redis (shared by instances).
+ */
+describe("limits", () => {
+  let gw: TestGateway;
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 3 });
+    gw = await startTestGateway("sqlite", {
+      logLevel: "warn",
+      bodyLimitBytes: 2048,
+      limits: { authFailuresPerMinute: 5 },
+    });
+    await gw.createChannel({ type: "gemini", baseUrl: sim.url, models: ["gemini-2.5-flash", "image-model"] });
+    await gw.createChannel({ type: "task-relay", baseUrl: sim.url, models: ["audioa"] });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await sim?.close();
+  });
+
+  it("a body over the limit is a 413 in each surface's own shape, and nothing is charged", async () => {
+    const user = await gw.createUser({ quota: 1_000_000 });
+    const big = "x".repeat(4096);
+    const cases: Array<[string, Record<string, string>, unknown]> = [
+      ["/audioa/submit/MUSIC", bearer(user.key), { prompt: big }],
+      ["/audioa/fetch", bearer(user.key), { ids: [big] }],
+      ["/v1/images/generations", bearer(user.key), { model: "image-model", prompt: big }],
+      [
+        "/v1beta/models/gemini-2.5-flash:generateContent",
+        googleKey(user.key),
+        { contents: [{ parts: [{ text: big }] }] },
+      ],
+      ["/api/admin/users", { authorization: `Bearer ${gw.adminKey}` }, { name: big }],
+    ];
+    for (const [path, headers, body] of cases) {
+      const res = await callGateway(gw.url, "POST", path, { headers, body });
+      expect(res.status, `${path}: ${res.text}`).toBe(413);
+      expect(errorProblem(surfaceOf(path), 413, res.body), path).toBeNull();
+    }
+    expect(await gw.balance(user.userId)).toBe(1_000_000);
+  });
+
+  it("after limits.authFailuresPerMinute bad tokens from one address, every surface answers 429 with Retry-After, even to a valid token", async () => {
+    // The limiter is checked before any key lookup (api/auth-hook.ts): once an address is over
+    // it, guessing stops paying off because right and wrong guesses get the same 429.
+    const user = await gw.createUser({ quota: 1_000_000 });
+    for (let i = 0; i < 5; i++) {
+      const res = await callGateway(gw.url, "POST", "/audioa/fetch", {
+        headers: bearer(`sk-guess-${i}`),
+        body: { ids: ["task_x"] },
+      });
+      expect(res.status).toBe(401);
+    }
+    const cases: Array<[string, Record<string, string>, unknown]> = [
+      ["/audioa/fetch", bearer("sk-guess-next"), { ids: ["task_x"] }],
+      ["/audioa/fetch", bearer(user.key), { ids: ["task_x"] }],
+      ["/v1/images/generations", bearer(user.key), { model: "image-model", prompt: "x" }],
+      ["/v1beta/models/gemini-2.5-flash:generateContent", googleKey(user.key), CONTENT_BODY],
+    ];
+    for (const [path, headers, body] of cases) {
+      const res = await callGateway(gw.url, "POST", path, { headers, body });
+      expect(res.status, path).toBe(429);
+      expect(Number(res.headers["retry-after"]), path).toBeGreaterThanOrEqual(1);
+      expect(errorProblem(surfaceOf(path), 429, res.body), path).toBeNull();
+    }
+    expect(await gw.balance(user.userId)).toBe(1_000_000);
+  });
+});
+
+describe.skipIf(!HAS_REDIS)("token guessing across instances sharing Redis", () => {
+  let one: TestGateway;
+  let two: TestGateway;
+  beforeAll(async () => {
+    const shared = {
+      logLevel: "warn" as const,
+      redisUrl: REDIS_URL,
+      redisKeyPrefix: uniqueRedisPrefix(),
+      limits: { authFailuresPerMinute: 4 },
+    };
+    one = await startTestGateway("sqlite", shared);
+    two = await startTestGateway("sqlite", shared);
+  });
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+  });
+
+  it("failures counted on one instance slow the same address down on the other", async () => {
+    for (let i = 0; i < 4; i++) {
+      const gw = i % 2 === 0 ? one : two;
+      const res = await callGateway(gw.url, "POST", "/audiob/fetch", {
+        headers: bearer(`sk-guess-${i}`),
+        body: { ids: ["task_x"] },
+      });
+      expect(res.status).toBe(401);
+    }
+    for (const gw of [one, two]) {
+      const res = await callGateway(gw.url, "POST", "/audiob/fetch", {
+        headers: bearer("sk-guess-next"),
+        body: { ids: ["task_x"] },
+      });
+      expect(res.status).toBe(429);
+      expect(errorProblem("envelope", 429, res.body)).toBeNull();
+    }
+  });
+});
