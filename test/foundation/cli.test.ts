@@ -62,27 +62,30 @@ describe("command line", () => {
     child.stdout.on("data", (c) => {
       stdout += c;
     });
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const m = /"url":"(http:\/\/[^"]+)"/.exec(stdout);
-        if (m?.[1]) {
-          clearInterval(timer);
-          resolve(m[1]);
-        }
-      }, 50);
-      child.on("exit", () => {
-        clearInterval(timer);
-        reject(new Error(`exited early: ${stderr}`));
-      });
-    });
-    expect(stderr).toMatch(/admin key: adm-[0-9A-Za-z]{48}/);
-    const key = /admin key: (adm-\S+)/.exec(stderr)?.[1] ?? "";
-    expect(stdout).not.toContain(key);
-    expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
-    const users = await fetch(`${url}/api/admin/users`, { headers: { authorization: `Bearer ${key}` } });
-    expect(users.status).toBe(200);
     const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    child.kill("SIGTERM");
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setInterval(() => {
+          const m = /"url":"(http:\/\/[^"]+)"/.exec(stdout);
+          if (m?.[1]) {
+            clearInterval(timer);
+            resolve(m[1]);
+          }
+        }, 50);
+        void exit.then(() => {
+          clearInterval(timer);
+          reject(new Error(`exited early: ${stderr}`));
+        });
+      });
+      expect(stderr).toMatch(/admin key: adm-[0-9A-Za-z]{48}/);
+      const key = /admin key: (adm-\S+)/.exec(stderr)?.[1] ?? "";
+      expect(stdout).not.toContain(key);
+      expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
+      const users = await fetch(`${url}/api/admin/users`, { headers: { authorization: `Bearer ${key}` } });
+      expect(users.status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+    }
     expect(await exit).toBe(0);
   });
 });

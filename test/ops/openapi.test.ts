@@ -36,6 +36,20 @@ const EXPECTED: [string, string][] = [
   ["get", "/api/admin/group-ratios"],
   ["put", "/api/admin/group-ratios/{group}"],
   ["get", "/api/admin/tasks"],
+  ["get", "/api/admin/webhooks"],
+  ["put", "/api/admin/users/{id}/webhook"],
+  ["post", "/api/admin/users/{id}/webhook-secret"],
+  ["post", "/audioa/submit/MUSIC"],
+  ["post", "/audioa/submit/REPLACE"],
+  ["post", "/audioa/submit/INSTRUMENTALS_SWAP"],
+  ["get", "/audioa/fetch/{id}"],
+  ["post", "/audioa/fetch"],
+  ["post", "/audiob/submit/MUSIC"],
+  ["get", "/audiob/fetch/{id}"],
+  ["post", "/audiob/fetch"],
+  ["post", "/v1/images/generations"],
+  ["post", "/v1beta/models/{model}:generateContent"],
+  ["post", "/v1beta/models/{model}:streamGenerateContent"],
 ];
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
