@@ -26,11 +26,6 @@ const config = loadConfig(
     databaseUrl: required("BENCH_DATABASE_URL"),
     adminKey: required("BENCH_ADMIN_KEY"),
     logLevel: (process.env.BENCH_LOG_LEVEL ?? "info") as "info",
-    // The end of every load run drops its in-flight requests, and the gateway counts an upstream
-    // call aborted because its client left as a failure of the channel: with the default of 5 the
-    // only channel would be disabled after the first run. Until client aborts stop counting,
-    // the benchmark raises the threshold.
-    routing: { disableAfterFailures: 1_000_000 },
   },
 );
 const gateway = await buildGateway(config);

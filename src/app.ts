@@ -7,13 +7,14 @@ import { registerApiDocs } from "./api/docs/index.js";
 import { geminiRoutes } from "./api/gemini/index.js";
 import { imageRoutes } from "./api/images/index.js";
 import { opsRoutes } from "./api/ops/index.js";
-import { installSurface } from "./api/surfaces.js";
+import { installSurface, sendError, surfaceOfUrl } from "./api/surfaces.js";
 import { taskRoutes } from "./api/tasks/index.js";
 import { resolveAdminKeyHash } from "./auth/admin-key.js";
 import { Authenticator } from "./auth/authenticator.js";
 import type { Config } from "./config.js";
 import { applyConfiguredCatalog } from "./config-file.js";
 import type { BackgroundService, GatewayContext } from "./context.js";
+import { GatewayError } from "./errors.js";
 import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
 import { RedisChangeBus } from "./events/redis-change-bus.js";
 import { RateLimits } from "./limits/rate-limits.js";
@@ -77,6 +78,14 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
+    // Long model names and task ids fit; longer path parameters are refused as a bad URL.
+    maxParamLength: 500,
+    // Errors raised before routing (a malformed URL, a parameter too long) in the surface's shape.
+    frameworkErrors: (error, request, reply) => {
+      const message =
+        error.code === "FST_ERR_MAX_PARAM_LENGTH" ? "A path parameter is too long." : "The URL is malformed.";
+      void sendError(reply, surfaceOfUrl(request.url), new GatewayError("GW_ERR_BAD_REQUEST", message));
+    },
     forceCloseConnections: "idle",
   }).withTypeProvider<TypeBoxTypeProvider>();
 

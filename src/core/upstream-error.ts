@@ -35,3 +35,11 @@ export function classifyStatus(status: number): UpstreamErrorClass {
   if (status === 408 || status === 429 || status >= 500) return "retryable";
   return "refused";
 }
+
+/**
+ * An upstream failure's message as a client may see it: without the upstream's address (which
+ * internal messages carry for the operator's logs).
+ */
+export function publicUpstreamReason(message: string): string {
+  return message.replace(/\s*\(https?:\/\/[^)]*\)/g, "").slice(0, 500);
+}

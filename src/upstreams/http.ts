@@ -73,12 +73,21 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
   }
 }
 
-/** Reads a JSON answer; a non-2xx status or a body that is not JSON becomes an UpstreamError. */
+/** Text with every occurrence of the secret (a channel key an upstream echoed) blanked. */
+export function withoutSecret(text: string, secret: string | undefined): string {
+  return secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
+}
+
+/**
+ * Reads a JSON answer; a non-2xx status or a body that is not JSON becomes an UpstreamError.
+ * `secret` (the channel key) is blanked from any upstream text put into the error.
+ */
 export async function readJson(
   res: Dispatcher.ResponseData,
   url: string,
-  maxBytes = 64 * 1024 * 1024,
+  options: { maxBytes?: number; secret?: string } = {},
 ): Promise<unknown> {
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   let text: string;
   try {
     const chunks: Buffer[] = [];
@@ -108,7 +117,7 @@ export async function readJson(
     parsed = null;
   }
   if (res.statusCode < 200 || res.statusCode >= 300) {
-    const message = upstreamMessage(parsed) ?? `HTTP ${res.statusCode}`;
+    const message = upstreamMessage(parsed, options.secret) ?? `HTTP ${res.statusCode}`;
     throw new UpstreamError(classifyStatus(res.statusCode), `upstream error ${res.statusCode}: ${message}`, {
       status: res.statusCode,
     });
@@ -116,10 +125,10 @@ export async function readJson(
   return parsed;
 }
 
-/** The human message inside common upstream error bodies. */
-export function upstreamMessage(body: unknown): string | null {
+/** The human message inside common upstream error bodies, with the secret blanked. */
+export function upstreamMessage(body: unknown, secret?: string): string | null {
   if (!body || typeof body !== "object") return null;
   const b = body as Record<string, any>;
   const m = b.error?.message ?? b.message ?? b.msg ?? null;
-  return typeof m === "string" ? m.slice(0, 500) : null;
+  return typeof m === "string" ? withoutSecret(m, secret).slice(0, 500) : null;
 }

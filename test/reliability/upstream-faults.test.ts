@@ -28,16 +28,8 @@ const CALLS = {
 type CallName = keyof typeof CALLS;
 const CALL_NAMES = Object.keys(CALLS) as CallName[];
 
-/**
- * Calls whose documentation (docs/content.md, docs/tasks.md) promises that the upstream's address
- * never reaches the client. The images surface shows it today: see test/reliability/defects/.
- */
-const HIDES_UPSTREAM_ADDRESS: readonly CallName[] = [
-  "content-sync",
-  "content-stream",
-  "audioa-submit",
-  "audiob-submit",
-];
+/** Every surface promises that the upstream's address never reaches the client. */
+const HIDES_UPSTREAM_ADDRESS: readonly CallName[] = CALL_NAMES;
 
 /** Short per-channel limits so timeouts end in well under a second or two. */
 const FAST_CHANNEL = { firstByteTimeoutMs: 300, timeoutMs: 1500 };

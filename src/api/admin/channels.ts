@@ -12,6 +12,7 @@ import {
   SetPriceBody,
   TaskListQuery,
   UpdateChannelBody,
+  WebhookListQuery,
 } from "./schemas.js";
 import { ok } from "./views.js";
 
@@ -144,6 +145,36 @@ export async function channelAdminRoutes(base: FastifyInstance, opts: { ctx: Gat
         finish_time: Number(r.finish_time),
         poll_count: Number(r.poll_count),
         next_poll_at: Number(r.next_poll_at),
+      })),
+    );
+  });
+
+  app.get("/webhooks", { schema: { querystring: WebhookListQuery } }, async (request) => {
+    const q = request.query;
+    let query = ctx.store.db.selectFrom("webhook_deliveries").selectAll();
+    if (q.user_id !== undefined) query = query.where("user_id", "=", Number(q.user_id));
+    if (q.task_id !== undefined) query = query.where("task_id", "=", q.task_id);
+    if (q.status !== undefined) query = query.where("status", "=", q.status);
+    if (q.after !== undefined) query = query.where("id", ">", Number(q.after));
+    const rows = await query
+      .orderBy("id")
+      .limit(limitOf(q.limit, 50, 1000))
+      .execute();
+    return ok(
+      rows.map((r) => ({
+        id: Number(r.id),
+        webhook_id: r.webhook_id,
+        user_id: Number(r.user_id),
+        task_id: r.task_id,
+        url: r.url,
+        event: r.event,
+        status: r.status,
+        attempts: Number(r.attempts),
+        next_attempt_at: Number(r.next_attempt_at),
+        last_status: r.last_status === null ? null : Number(r.last_status),
+        last_error: r.last_error,
+        created_at: Number(r.created_at),
+        delivered_at: r.delivered_at === null ? null : Number(r.delivered_at),
       })),
     );
   });

@@ -12,9 +12,15 @@ export async function adminRoutes(app: FastifyInstance, opts: { ctx: GatewayCont
   const { ctx } = opts;
   installSurface(app, "envelope");
   app.addHook("onRequest", async (request: FastifyRequest, _reply: FastifyReply) => {
+    // Guessing the admin key is slowed like guessing tokens: an address over the failed-auth
+    // limit is refused before the comparison.
+    await ctx.limits.assertAuthAllowed(request.ip);
     const header = request.headers["x-admin-key"];
     const presented = typeof header === "string" ? header : bearerKey(request);
-    if (!adminKeyMatches(presented, ctx.adminKeyHash)) throw new GatewayError("GW_ERR_ADMIN_UNAUTHENTICATED");
+    if (!adminKeyMatches(presented, ctx.adminKeyHash)) {
+      await ctx.limits.recordAuthFailure(request.ip);
+      throw new GatewayError("GW_ERR_ADMIN_UNAUTHENTICATED");
+    }
   });
   await app.register(userAdminRoutes, { ctx });
   await app.register(channelAdminRoutes, { ctx });

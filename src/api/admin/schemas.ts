@@ -141,7 +141,7 @@ export const TaskListQuery = Type.Object(
     user_id: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$" })),
     status: Type.Optional(Type.String({ pattern: "^[A-Z_]{1,32}$" })),
     platform: Type.Optional(Type.String({ pattern: "^[a-z0-9]{1,32}$" })),
-    task_id: Type.Optional(Type.String({ maxLength: 64 })),
+    task_id: Type.Optional(Type.String({ pattern: "^[\\x21-\\x7e]{1,64}$" })),
   },
   { additionalProperties: false },
 );
@@ -150,3 +150,19 @@ export function limitOf(raw: string | undefined, fallback = 50, max = 500): numb
   if (raw === undefined) return fallback;
   return Math.min(Math.max(1, Number(raw)), max);
 }
+
+export const SetWebhookBody = Type.Object(
+  { url: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()]) },
+  { additionalProperties: false },
+);
+
+export const WebhookListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,4}$" })),
+    after: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$" })),
+    user_id: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$" })),
+    task_id: Type.Optional(Type.String({ pattern: "^[\\x21-\\x7e]{1,64}$" })),
+    status: Type.Optional(Type.Union([Type.Literal("pending"), Type.Literal("delivered"), Type.Literal("failed")])),
+  },
+  { additionalProperties: false },
+);

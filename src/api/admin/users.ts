@@ -4,12 +4,15 @@ import type { FastifyInstance } from "fastify";
 import { invalidIpEntry } from "../../auth/authenticator.js";
 import type { GatewayContext } from "../../context.js";
 import { GatewayError } from "../../errors.js";
+import { newWebhookSecret } from "../../webhooks/signature.js";
+import { assertWebhookTarget } from "../../webhooks/target.js";
 import {
   CreateTokenBody,
   CreateUserBody,
   IdParams,
   ListQuery,
   limitOf,
+  SetWebhookBody,
   TopUpBody,
   UpdateTokenBody,
   UpdateUserBody,
@@ -47,10 +50,34 @@ export async function userAdminRoutes(base: FastifyInstance, opts: { ctx: Gatewa
 
   app.post("/users", { schema: { body: CreateUserBody } }, async (request) => {
     const user = await ctx.users.create({ name: request.body.name, group: request.body.group });
+    // The webhook signing secret is shown here once (and again only when rotated).
+    const webhookSecret = newWebhookSecret();
+    await ctx.users.update(Number(user.id), { webhook_secret: webhookSecret });
     if (request.body.quota) {
       await ctx.ledger.topUp(Number(user.id), request.body.quota, `topup:user-${user.id}:initial`, "initial quota");
     }
-    return ok(userView((await ctx.users.get(Number(user.id))) ?? user));
+    return ok({ ...userView((await ctx.users.get(Number(user.id))) ?? user), webhook_secret: webhookSecret });
+  });
+
+  app.put("/users/:id/webhook", { schema: { params: IdParams, body: SetWebhookBody } }, async (request) => {
+    await userOr404(request.params.id);
+    const url =
+      request.body.url === null
+        ? null
+        : await assertWebhookTarget(
+            request.body.url,
+            { allowPrivate: ctx.config.webhooks.allowPrivateUrls },
+            "body.url",
+          );
+    const user = await ctx.users.update(Number(request.params.id), { webhook_url: url });
+    return ok(userView(user ?? (await userOr404(request.params.id))));
+  });
+
+  app.post("/users/:id/webhook-secret", { schema: { params: IdParams } }, async (request) => {
+    await userOr404(request.params.id);
+    const webhookSecret = newWebhookSecret();
+    await ctx.users.update(Number(request.params.id), { webhook_secret: webhookSecret });
+    return ok({ webhook_secret: webhookSecret });
   });
 
   app.get("/users/:id", { schema: { params: IdParams } }, async (request) =>

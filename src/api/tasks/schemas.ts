@@ -69,7 +69,8 @@ export const SUBMIT_SCHEMAS: Record<string, Record<string, TSchema>> = {
   audiob: { MUSIC: AudiobMusicSchema },
 };
 
-const PublicTaskId = Type.String({ minLength: 1, maxLength: 64 });
+// Printable ASCII only: a NUL or control character is no id and would upset the store.
+const PublicTaskId = Type.String({ pattern: "^[\\x21-\\x7e]{1,64}$" });
 
 export const FetchParams = Type.Object({ id: PublicTaskId }, { additionalProperties: false });
 

@@ -143,8 +143,20 @@ async function finish<C extends ContentChannel>(
   });
 }
 
-function reporter<C extends ContentChannel>(deps: ContentRelayDeps<C>) {
-  return ({ channel, error }: { channel: C; error: UpstreamError | null }) => deps.channels.report(channel, error);
+/**
+ * Reports each attempt's outcome for channel health, except when the client went away: an
+ * upstream call aborted on the client's behalf says nothing about the channel.
+ */
+function reporter<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: ContentCall) {
+  return ({ channel, error }: { channel: C; error: UpstreamError | null }) => {
+    if (call.signal.aborted) return;
+    deps.channels.report(channel, error);
+  };
+}
+
+/** An attempt that failed because the client left: not retried on another channel. */
+function unlessClientLeft(call: ContentCall, err: unknown): unknown {
+  return call.signal.aborted ? new UpstreamError("refused", "The client closed the request.", { cause: err }) : err;
 }
 
 /** The error of a call that failed before anything reached the client. */
@@ -171,11 +183,13 @@ export async function generateContentCall<C extends ContentChannel>(
         const release = await deps.channels.acquire(ch);
         try {
           return await deps.upstream.generate(ch, upstreamModelFor(ch, call.model), call.body, call.signal);
+        } catch (err) {
+          throw unlessClientLeft(call, err);
         } finally {
           release();
         }
       },
-      reporter(deps),
+      reporter(deps, call),
     );
     outcome.channel = channel;
     outcome.account.observe(result);
@@ -219,10 +233,10 @@ export async function streamContentCall<C extends ContentChannel>(
             return { ...stream, release };
           } catch (err) {
             release();
-            throw err;
+            throw unlessClientLeft(call, err);
           }
         },
-        reporter(deps),
+        reporter(deps, call),
       );
     } catch (err) {
       throw failedCall(call, err, outcome);

@@ -1,7 +1,7 @@
 import { GatewayError } from "../../errors.js";
 import { type AttemptReport, withFailover } from "../failover.js";
 import { quotaForCall } from "../pricing.js";
-import { isUpstreamError, type UpstreamError } from "../upstream-error.js";
+import { isUpstreamError, publicUpstreamReason, type UpstreamError } from "../upstream-error.js";
 import { allowsAspectRatio, findImageModel, IMAGE_MODELS, type ImageModel, MAX_INPUT_IMAGES } from "./catalog.js";
 import { type InputImage, parseImageReference } from "./image-input.js";
 import type { ImageMime } from "./image-type.js";
@@ -140,13 +140,16 @@ export function imageUpstreamFailure(err: UpstreamError): GatewayError {
   if (err.kind === "refused" && (err.status === 400 || err.status === 413 || err.status === 422)) {
     return new GatewayError(
       "GW_ERR_BAD_REQUEST",
-      `The upstream refused the request: ${err.message.replace(/\.$/, "")}${refunded}.`,
+      `The upstream refused the request: ${publicUpstreamReason(err.message).replace(/\.$/, "")}${refunded}.`,
     );
   }
   if (err.kind === "auth") {
     return new GatewayError("GW_ERR_UPSTREAM", `No upstream channel accepted the request${refunded}.`);
   }
-  return new GatewayError("GW_ERR_UPSTREAM", `The upstream failed: ${err.message.replace(/\.$/, "")}${refunded}.`);
+  return new GatewayError(
+    "GW_ERR_UPSTREAM",
+    `The upstream failed: ${publicUpstreamReason(err.message).replace(/\.$/, "")}${refunded}.`,
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { classifyStatus, UpstreamError } from "../../core/upstream-error.js";
+import { withoutSecret } from "../http.js";
 
 interface GoogleErrorBody {
   error?: {
@@ -21,7 +22,7 @@ function isBadKey(body: GoogleErrorBody): boolean {
 
 /** Removes the channel key from text that came from the upstream, should it ever be echoed. */
 export function withoutKey(text: string, key: string): string {
-  return key.length >= 4 ? text.split(key).join("[redacted]") : text;
+  return withoutSecret(text, key);
 }
 
 /**

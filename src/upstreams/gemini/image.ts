@@ -91,7 +91,7 @@ async function generateOne(endpoint: ImageEndpoint, call: UpstreamImageCall): Pr
     const text = await res.body.text().catch(() => "");
     throw geminiError(res.statusCode, text, endpoint.key);
   }
-  const answer = await readJson(res, url);
+  const answer = await readJson(res, url, { secret: endpoint.key });
   return imageFromAnswer(answer);
 }
 

@@ -35,7 +35,7 @@ export async function submitRecordTask(
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
-  const answer = (await readJson(res, url)) as Record<string, any> | null;
+  const answer = (await readJson(res, url, { secret: channel.key })) as Record<string, any> | null;
   if (!answer || typeof answer !== "object") {
     throw new UpstreamError("retryable", `upstream answered an empty submit (${safeUrl(url)})`, { status: 200 });
   }
@@ -43,7 +43,7 @@ export async function submitRecordTask(
   if (Number(answer.code) === 200 && typeof taskId === "string" && taskId !== "") return taskId;
   const code = Number(answer.code);
   const kind = Number.isInteger(code) && code !== 200 ? classifyRecordCode(code) : "retryable";
-  const message = upstreamMessage(answer) || `code ${String(answer.code)}`;
+  const message = upstreamMessage(answer, channel.key) || `code ${String(answer.code)}`;
   throw new UpstreamError(kind, `upstream refused the task (code ${String(answer.code)}): ${message}`, {
     status: Number.isInteger(code) ? code : res.statusCode,
   });
@@ -68,14 +68,14 @@ export async function fetchRecordInfo(
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
-  const answer = (await readJson(res, url)) as Record<string, any> | null;
+  const answer = (await readJson(res, url, { secret: channel.key })) as Record<string, any> | null;
   if (!answer || typeof answer !== "object") {
     throw new UpstreamError("retryable", `upstream answered an empty record (${safeUrl(url)})`, { status: 200 });
   }
   const code = Number(answer.code);
   if (code !== 200) {
     if (code === 404) return null;
-    const message = upstreamMessage(answer) || `code ${String(answer.code)}`;
+    const message = upstreamMessage(answer, channel.key) || `code ${String(answer.code)}`;
     throw new UpstreamError(
       Number.isInteger(code) ? classifyRecordCode(code) : "retryable",
       `upstream record-info failed: ${message}`,

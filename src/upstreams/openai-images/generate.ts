@@ -47,7 +47,7 @@ export async function generateOpenAiImages(
     timeoutMs: timeout,
     firstByteTimeoutMs: endpoint.settings.firstByteTimeoutMs ?? timeout,
   });
-  const answer = (await readJson(res, url)) as { data?: unknown } | null;
+  const answer = (await readJson(res, url, { secret: endpoint.key })) as { data?: unknown } | null;
   const entries: any[] = Array.isArray(answer?.data) ? answer.data : [];
   const ownOrigin = new URL(endpoint.baseUrl).origin;
   const images: GeneratedImage[] = [];

@@ -42,12 +42,12 @@ export async function submitRelayTask(
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
-  const answer = (await readJson(res, url)) as Record<string, unknown> | null;
+  const answer = (await readJson(res, url, { secret: channel.key })) as Record<string, unknown> | null;
   if (!answer || typeof answer !== "object") {
     throw new UpstreamError("retryable", `upstream answered an empty submit (${safeUrl(url)})`, { status: 200 });
   }
   if (answer.code === "success" && typeof answer.data === "string" && answer.data !== "") return answer.data;
-  const message = upstreamMessage(answer) || `code ${String(answer.code)}`;
+  const message = upstreamMessage(answer, channel.key) || `code ${String(answer.code)}`;
   throw new UpstreamError("refused", `upstream refused the task: ${message}`, { status: res.statusCode });
 }
 
@@ -72,9 +72,9 @@ export async function fetchRelayTasks(
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
-  const answer = (await readJson(res, url)) as Record<string, unknown> | null;
+  const answer = (await readJson(res, url, { secret: channel.key })) as Record<string, unknown> | null;
   if (answer?.code !== "success" || !Array.isArray(answer.data)) {
-    const message = upstreamMessage(answer) || "unexpected answer";
+    const message = upstreamMessage(answer, channel.key) || "unexpected answer";
     throw new UpstreamError("retryable", `upstream fetch failed: ${message} (${safeUrl(url)})`, {
       status: res.statusCode,
     });
