@@ -17,6 +17,8 @@ import type { BackgroundService, GatewayContext } from "./context.js";
 import { GatewayError } from "./errors.js";
 import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
 import { RedisChangeBus } from "./events/redis-change-bus.js";
+import { ExpiredKeysSweeper } from "./idempotency/expired-keys-sweeper.js";
+import { IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { loggerOptions } from "./logger.js";
 import { countTasksByState, createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
@@ -31,6 +33,7 @@ import { PriceBook } from "./store/prices.js";
 import { RequestLogWriter } from "./store/request-logs.js";
 import { Tokens } from "./store/tokens.js";
 import { Users } from "./store/users.js";
+import { registerWebhookServices } from "./webhooks/index.js";
 import { registerTaskServices } from "./workers/index.js";
 
 export interface Gateway {
@@ -116,7 +119,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     config,
     store,
     logger: app.log,
-    ledger: new Ledger(store.db, store.dialect === "postgres", quotaObserver(metrics)),
+    ledger: Ledger.forStore(store, quotaObserver(metrics)),
     users,
     tokens,
     channels,
@@ -134,6 +137,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     ),
     health: new ChannelHealth(channels, () => announceChannels(), config.routing.disableAfterFailures, app.log),
     slots: new ChannelSlots(),
+    idempotency: new IdempotencyKeys(store.db),
     requestLogs: new RequestLogWriter(store.db, (err) => app.log.warn({ err }, "request log rows dropped")),
     adminKeyHash,
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
@@ -170,6 +174,8 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await app.register(imageRoutes, { ctx, prefix: "/v1" });
   await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
   registerTaskServices(ctx);
+  registerWebhookServices(ctx);
+  ctx.addService(new ExpiredKeysSweeper(ctx.idempotency, app.log));
   await app.ready();
 
   let started = false;

@@ -79,24 +79,14 @@ export async function runAdminCommand(args: string[]): Promise<void> {
       const user = await users.create({ name: need(values, "name"), group: values.group });
       const quota = int(values, "quota");
       if (quota)
-        await new Ledger(store.db, store.dialect === "postgres").topUp(
-          Number(user.id),
-          quota,
-          `topup:user-${user.id}:initial`,
-          "initial quota",
-        );
+        await Ledger.forStore(store).topUp(Number(user.id), quota, `topup:user-${user.id}:initial`, "initial quota");
       out(userView((await users.get(Number(user.id))) ?? user));
     } else if (command === "user topup") {
       const userId = int(values, "user") ?? Number(need(values, "user"));
       const amount = int(values, "amount") ?? Number(need(values, "amount"));
       if (!(await users.get(userId))) throw new UsageError(`no user ${userId}`);
       const reference = values.reference ?? `topup:${randomUUID()}`;
-      const outcome = await new Ledger(store.db, store.dialect === "postgres").topUp(
-        userId,
-        amount,
-        reference,
-        "cli top-up",
-      );
+      const outcome = await Ledger.forStore(store).topUp(userId, amount, reference, "cli top-up");
       out({ applied: outcome.applied, reference, quota: Number((await users.get(userId))?.quota) });
     } else if (command === "token create") {
       const userId = int(values, "user") ?? Number(need(values, "user"));

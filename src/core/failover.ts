@@ -22,7 +22,7 @@ export async function withFailover<C, T>(
   attempt: (channel: C, index: number) => Promise<T>,
   report?: (outcome: AttemptReport<C>) => void,
 ): Promise<{ result: T; channel: C }> {
-  let last: unknown = new UpstreamError("retryable", "no channel was tried");
+  let last: unknown;
   const tries = Math.min(ordered.length, Math.max(1, options.maxAttempts));
   for (let i = 0; i < tries; i++) {
     const channel = ordered[i] as C;
@@ -37,5 +37,5 @@ export async function withFailover<C, T>(
       if (err.committed || err.kind === "refused") throw err;
     }
   }
-  throw last;
+  throw last ?? new UpstreamError("retryable", "no channel was tried");
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.js";
 
@@ -11,6 +11,8 @@ export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
+  /** The SQLite handle itself (SQLite only), for the ledger's synchronous fast path. */
+  sqlite?: SQLite.Database;
   /** True when the store answers a trivial query. */
   ping(): Promise<boolean>;
 }
@@ -27,6 +29,31 @@ function pgTypes() {
   } as pg.CustomTypesConfig;
 }
 
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * better-sqlite3 behind Kysely, with prepared statements kept per SQL text: Kysely prepares every
+ * query anew, and preparing costs more than running most of the gateway's statements. Kysely
+ * runs one query at a time on this connection, so a cached statement is never used twice at once.
+ */
+function cachingSqlite(db: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement) return statement;
+      statement = db.prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = cache.keys().next().value;
+        if (oldest !== undefined) cache.delete(oldest);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
 export function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Store {
   if (databaseUrl.startsWith("sqlite:")) {
     const file = databaseUrl.slice("sqlite:".length);
@@ -36,10 +63,11 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqlite(sqlite) }) });
     return {
       db,
       dialect: "sqlite",
+      sqlite,
       close: () => db.destroy(),
       ping: async () => {
         try {

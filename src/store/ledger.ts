@@ -1,7 +1,9 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import { unixNow } from "../core/ids.js";
 import { GatewayError } from "../errors.js";
+import type { Store } from "./database.js";
 import type { Database } from "./schema.js";
+import { netOfReference, SqliteLedger } from "./sqlite-ledger.js";
 
 export type LedgerKind = "charge" | "refund" | "settle" | "topup" | "adjust";
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -40,7 +42,27 @@ export class Ledger {
     private readonly db: Kysely<Database>,
     private readonly lockRows: boolean,
     private readonly observer?: LedgerObserver,
+    /** On SQLite: the stand-alone operations as synchronous transactions (the hot path). */
+    private readonly sqlite?: SqliteLedger,
   ) {}
+
+  /** The ledger of a store: on SQLite with its synchronous fast path. */
+  static forStore(store: Store, observer?: LedgerObserver): Ledger {
+    return new Ledger(
+      store.db,
+      store.dialect === "postgres",
+      observer,
+      store.sqlite ? new SqliteLedger(store.sqlite) : undefined,
+    );
+  }
+
+  /**
+   * Runs a synchronous SQLite operation while holding the store's only connection, so that no
+   * transaction of the query builder is open around it.
+   */
+  private exclusive<T>(fn: () => T): Promise<T> {
+    return this.db.connection().execute(async () => fn());
+  }
 
   /** Movements written inside a transaction opened by `transaction`, told once it commits. */
   private readonly pending = new WeakMap<object, LedgerMovement[]>();
@@ -111,37 +133,38 @@ export class Ledger {
   }
 
   /** Charges in a transaction of its own. */
-  charge(input: ChargeInput): Promise<void> {
-    return this.transaction((trx) => this.chargeIn(trx, input));
+  async charge(input: ChargeInput): Promise<void> {
+    const fast = this.sqlite;
+    if (!fast) return this.transaction((trx) => this.chargeIn(trx, input));
+    if (!Number.isSafeInteger(input.amount) || input.amount < 0) {
+      throw new Error(`charge amount must be a non-negative integer, got ${input.amount}`);
+    }
+    await this.exclusive(() => fast.charge({ ...input, note: input.note ?? "" }));
+    if (input.amount !== 0) this.observer?.({ kind: "charge", amount: -input.amount });
   }
 
   /** What the reference has cost so far (charge plus any settlement), as a positive number. */
   private async netCharged(trx: Executor, reference: string) {
-    // On PostgreSQL the charge row is locked so that a refund and a settlement of one reference
-    // cannot both read the same net amount; SQLite runs one write transaction at a time anyway.
-    let chargeQuery = trx
-      .selectFrom("ledger")
-      .select(["user_id", "token_id", "amount"])
-      .where("reference", "=", reference)
-      .where("kind", "=", "charge");
-    if (this.lockRows) chargeQuery = chargeQuery.forUpdate();
-    const charge = await chargeQuery.executeTakeFirst();
-    if (!charge) return null;
+    // On PostgreSQL the charge row is locked first, so that a refund and a settlement of one
+    // reference run one after the other; the rows are then read by a second statement, whose
+    // fresh snapshot sees what the other transaction committed while this one waited. SQLite runs
+    // one write transaction at a time, so one read is enough there.
+    if (this.lockRows) {
+      await trx
+        .selectFrom("ledger")
+        .select("id")
+        .where("reference", "=", reference)
+        .where("kind", "=", "charge")
+        .forUpdate()
+        .execute();
+    }
     const rows = await trx
       .selectFrom("ledger")
-      .select(["kind", "amount"])
+      .select(["kind", "user_id", "token_id", "amount"])
       .where("reference", "=", reference)
-      .where("kind", "in", ["settle", "refund"])
+      .where("kind", "in", ["charge", "settle", "refund"])
       .execute();
-    const charged = -Number(charge.amount);
-    const net = charged - rows.reduce((sum, r) => sum + Number(r.amount), 0);
-    return {
-      userId: Number(charge.user_id),
-      tokenId: charge.token_id === null ? null : Number(charge.token_id),
-      charged,
-      net,
-      refunded: rows.some((r) => r.kind === "refund"),
-    };
+    return netOfReference(rows);
   }
 
   /** Inserts the row unless (reference, kind) exists; true when this call inserted it. */
@@ -200,8 +223,12 @@ export class Ledger {
     return { applied: true, amount: net.net };
   }
 
-  refund(reference: string, note = ""): Promise<LedgerOutcome> {
-    return this.transaction((trx) => this.refundIn(trx, reference, note));
+  async refund(reference: string, note = ""): Promise<LedgerOutcome> {
+    const fast = this.sqlite;
+    if (!fast) return this.transaction((trx) => this.refundIn(trx, reference, note));
+    const outcome = await this.exclusive(() => fast.refund(reference, note));
+    if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "refund", amount: outcome.amount });
+    return outcome;
   }
 
   /**
@@ -229,8 +256,15 @@ export class Ledger {
     return { applied: true, amount: delta };
   }
 
-  settle(reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
-    return this.transaction((trx) => this.settleIn(trx, reference, actualAmount, note));
+  async settle(reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
+    const fast = this.sqlite;
+    if (!fast) return this.transaction((trx) => this.settleIn(trx, reference, actualAmount, note));
+    if (!Number.isSafeInteger(actualAmount) || actualAmount < 0) {
+      throw new Error(`settled amount must be a non-negative integer, got ${actualAmount}`);
+    }
+    const outcome = await this.exclusive(() => fast.settle(reference, actualAmount, note));
+    if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "settle", amount: outcome.amount });
+    return outcome;
   }
 
   /** Adds quota to a user (operator top-up). Idempotent by reference. */
