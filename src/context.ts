@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Authenticator } from "./auth/authenticator.js";
+import type { BackgroundService } from "./background-service.js";
 import type { Config } from "./config.js";
 import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
+import type { IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import type { RateLimits } from "./limits/rate-limits.js";
 import type { GatewayMetrics } from "./metrics/registry.js";
 import type { ChannelHealth } from "./routing/channel-health.js";
@@ -14,13 +16,7 @@ import type { RequestLogWriter } from "./store/request-logs.js";
 import type { Tokens } from "./store/tokens.js";
 import type { Users } from "./store/users.js";
 
-/** Something that runs beside the HTTP server (task pollers, sweepers, log writers). */
-export interface BackgroundService {
-  readonly name: string;
-  start(): void;
-  /** Stops and waits for work in progress; called before the store closes. */
-  stop(): Promise<void>;
-}
+export type { BackgroundService };
 
 /** Everything a surface or a worker needs, wired once in `app.ts`. */
 export interface GatewayContext {
@@ -42,6 +38,8 @@ export interface GatewayContext {
   health: ChannelHealth;
   /** Per-channel concurrency limits. */
   slots: ChannelSlots;
+  /** Remembered answers of creating requests sent with an `Idempotency-Key` header. */
+  idempotency: IdempotencyKeys;
   /** Batched, off-the-hot-path request log (one row per relayed call). */
   requestLogs: RequestLogWriter;
   adminKeyHash: string;

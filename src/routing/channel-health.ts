@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BackgroundService } from "../context.js";
+import type { BackgroundService } from "../background-service.js";
 import type { UpstreamError } from "../core/upstream-error.js";
 import type { Channel, Channels } from "../store/channels.js";
 

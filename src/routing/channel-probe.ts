@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BackgroundService } from "../context.js";
+import type { BackgroundService } from "../background-service.js";
 import type { Channel, Channels } from "../store/channels.js";
 import { callUpstream } from "../upstreams/http.js";
 import { AUTO_DISABLED } from "./channel-health.js";

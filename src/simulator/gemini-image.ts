@@ -1,21 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
 import zlib from "node:zlib";
 import { isImageSize, pixelSize } from "../core/images/pixel-size.js";
-import type { GeminiSimRequest } from "./gemini.js";
-
-/** How the simulated image model ends an answer. Prompt markers override it per request. */
-export type GeminiImageOutcome = "image" | "no-image" | "blocked" | "image-safety" | "error-400" | "error-500";
-
-/**
- * Settings of the simulated Gemini image models. Prompt markers pick an outcome for one request:
- * `[noimage]` (STOP with text only), `[blocked]` (promptFeedback.blockReason SAFETY),
- * `[imagesafety]` (finishReason IMAGE_SAFETY), `[error400]`, `[error500]`.
- */
-export interface GeminiImageSimOptions {
-  outcome?: GeminiImageOutcome;
-  /** Adds a text part before the image (real models often do). Default true. */
-  textPart?: boolean;
-}
+import type { GeminiImageOutcome } from "./options.js";
+import type { GeminiSimRequest } from "./state.js";
 
 /** What the image route saw of one request; recorded as the `body` of the received request. */
 export interface GeminiImageReceived {

@@ -1,38 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import type { GeminiSimRequest } from "./gemini.js";
-
-/**
- * Settings of the simulated Gemini text models. Each can also be switched on for one request by
- * a marker in the prompt: `[429]`, `[500]`, `[503]` (error answer), `[cut]` (connection cut
- * mid-stream), `[truncate]` (stream closed cleanly without its final chunk), `[error-event]` (error
- * event mid-stream), `[blocked]` (safety block), `[slow]`
- * (a delay before every chunk after the first), `[thoughts]`, `[cached]`, `[nousage]`, `[chunks=N]`.
- */
-export interface GeminiTextSimOptions {
-  /** Chunks of a streamed answer (and parts of the text of a synchronous one). Default 3. */
-  chunks?: number;
-  /** Delay before each chunk after the first (ms). Default 0; `[slow]` makes it 200. */
-  chunkDelayMs?: number;
-  /** Every request answers this error status instead. */
-  status?: 429 | 500 | 503;
-  /** The connection is cut after this many chunks. */
-  failAfterChunks?: number;
-  /** The stream ends cleanly after this many chunks, without its final chunk. */
-  truncateAfterChunks?: number;
-  /** An error event is sent after this many chunks, then the stream ends. */
-  errorAfterChunks?: number;
-  /** Answers with a safety block: 200, `promptFeedback.blockReason` and no candidates. */
-  blocked?: boolean;
-  /** Reports this many thought tokens. */
-  thoughtsTokens?: number;
-  /** Reports this many cached prompt tokens (at most the prompt). */
-  cachedTokens?: number;
-  /** Sends no usageMetadata at all. */
-  noUsage?: boolean;
-  /** Awaited before chunk `index` is written: lets a test hold a stream at a known point. */
-  beforeChunk?: (index: number) => Promise<void> | void;
-}
+import type { GeminiTextSimOptions } from "./options.js";
+import type { GeminiSimRequest } from "./state.js";
 
 const VOCABULARY = [
   "river",

@@ -1,25 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { answerGeminiImage, type GeminiImageSimOptions } from "./gemini-image.js";
-import { answerGeminiText, type GeminiTextSimOptions } from "./gemini-text.js";
-import type { SimulatorState } from "./server.js";
-
-/** Settings of the simulated `gemini` upstream: text and image models. */
-export interface GeminiSimOptions {
-  text?: GeminiTextSimOptions;
-  image?: GeminiImageSimOptions;
-}
-
-/** The part of a request both answers need. */
-export interface GeminiSimRequest {
-  model: string;
-  method: "generateContent" | "streamGenerateContent";
-  /** `alt=sse` given. */
-  sse: boolean;
-  body: any;
-  request: FastifyRequest;
-  reply: FastifyReply;
-  state: SimulatorState;
-}
+import { answerGeminiImage } from "./gemini-image.js";
+import { answerGeminiText } from "./gemini-text.js";
+import type { GeminiSimRequest, SimulatorState } from "./state.js";
 
 /**
  * `POST /v1beta/models/{model}:generateContent|streamGenerateContent`. A request asking for the

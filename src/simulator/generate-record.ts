@@ -1,24 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { SimulatorState } from "./server.js";
+import type { SimulatorState } from "./state.js";
 import { bearerAccepted, hasMarker, type SimTask, simDelay, simPhase, simUuid } from "./task-relay.js";
-
-/** Settings of the simulated `generate-record` upstream. */
-export interface GenerateRecordSimOptions {
-  /** Time from submit until a task ends (ms). Default 3000. */
-  completeAfterMs?: number;
-  /** Clips made per task. Default 2. */
-  clipsPerTask?: number;
-  /** Delay before every answer (ms). Default 0. */
-  latencyMs?: number;
-  /** Share of tasks (0..1) that end in GENERATE_AUDIO_FAILED. A prompt holding `[fail]` always does. */
-  failureRate?: number;
-  /** Share of submits (0..1) refused. A prompt holding `[refuse]` always is. */
-  refuseRate?: number;
-  /** POST the protocol's callbacks to `callBackUrl` when a task reaches a stage. Default true. */
-  callbacks?: boolean;
-  /** How often the one callback timer looks for stages reached (ms). Default 20. */
-  callbackTickMs?: number;
-}
 
 interface RecordTask extends SimTask {
   callbackUrl: string | null;

@@ -2,22 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { pixelSize } from "../core/images/pixel-size.js";
 import { colourOf, solidPng } from "./gemini-image.js";
-import type { SimulatorState } from "./server.js";
-
-/** How the simulated images API ends an answer. Prompt markers override it per request. */
-export type OpenAiImagesOutcome = "image" | "empty" | "error-400" | "error-500";
-
-/**
- * Settings of the simulated `openai-images` upstream. Prompt markers: `[empty]` (no images),
- * `[fewer]` (one image fewer than asked), `[error400]`, `[error500]`.
- */
-export interface OpenAiImagesSimOptions {
-  outcome?: OpenAiImagesOutcome;
-  /** Answer with URLs or base64 whatever the request asked (default: as asked; `url` when unset). */
-  answerWith?: "url" | "b64_json";
-  /** Most images in one answer. */
-  maxImages?: number;
-}
+import type { OpenAiImagesOutcome } from "./options.js";
+import type { SimulatorState } from "./state.js";
 
 /** What the route saw of one request; recorded as the `body` of the received request. */
 export interface OpenAiImagesReceived {

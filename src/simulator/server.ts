@@ -1,44 +1,13 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import { type GeminiSimOptions, geminiSimulator } from "./gemini.js";
-import { type GenerateRecordSimOptions, generateRecordSimulator } from "./generate-record.js";
-import { type OpenAiImagesSimOptions, openAiImagesSimulator } from "./openai-images.js";
-import { type TaskRelaySimOptions, taskRelaySimulator } from "./task-relay.js";
+import { geminiSimulator } from "./gemini.js";
+import { generateRecordSimulator } from "./generate-record.js";
+import { openAiImagesSimulator } from "./openai-images.js";
+import type { SimulatorOptions } from "./options.js";
+import type { ReceivedRequest, SimulatorState } from "./state.js";
+import { taskRelaySimulator } from "./task-relay.js";
 
-/** One request as the simulator received it, for tests to inspect. */
-export interface ReceivedRequest {
-  protocol: "task-relay" | "generate-record" | "gemini" | "openai-images";
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
-  at: number;
-  /** Set when the client went away before the answer was complete. */
-  aborted?: boolean;
-}
-
-export interface SimulatorOptions {
-  host?: string;
-  port?: number;
-  /** Seed of the simulator's random choices: the same seed gives the same run. */
-  seed?: number;
-  /** Keys the simulator accepts; any non-empty key when absent. */
-  keys?: string[];
-  taskRelay?: TaskRelaySimOptions;
-  generateRecord?: GenerateRecordSimOptions;
-  gemini?: GeminiSimOptions;
-  openaiImages?: OpenAiImagesSimOptions;
-}
-
-/** What each protocol plugin shares with the others. */
-export interface SimulatorState {
-  options: SimulatorOptions;
-  received: ReceivedRequest[];
-  /** Deterministic random numbers in [0, 1) from the seed. */
-  random(): number;
-  /** Base URL the simulator listens on (for URLs it hands out). */
-  baseUrl(): string;
-  record(entry: Omit<ReceivedRequest, "at">): ReceivedRequest;
-}
+export type * from "./options.js";
+export type { GeminiSimRequest, ReceivedRequest, SimulatorState } from "./state.js";
 
 export interface Simulator {
   url: string;

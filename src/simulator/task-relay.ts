@@ -1,25 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { SimulatorState } from "./server.js";
-
-/** Settings of the simulated `task-relay` upstream. */
-export interface TaskRelaySimOptions {
-  /** Time from submit until a task ends (ms). Default 3000. */
-  completeAfterMs?: number;
-  /** Share of that time a task waits as QUEUED before it runs (0..1). Default 0.1. */
-  queuedFraction?: number;
-  /** Progress steps while running: 5 gives 20%, 40%, 60%, 80%. Default 5. */
-  progressSteps?: number;
-  /** Clips made per task. Default 2. */
-  clipsPerTask?: number;
-  /** Delay before every answer (ms). Default 0. */
-  latencyMs?: number;
-  /** Share of tasks (0..1) that end in FAILURE. A prompt holding `[fail]` always does. */
-  failureRate?: number;
-  /** Share of submits (0..1) refused. A prompt holding `[refuse]` always is. */
-  refuseRate?: number;
-  /** Most ids one fetch accepts. Default 100. */
-  maxBatch?: number;
-}
+import type { SimulatorState } from "./state.js";
 
 /** A task as a simulated upstream keeps it: its whole future is decided at submit. */
 export interface SimTask {

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely } from "kysely";
-import type { BackgroundService } from "../context.js";
+import type { BackgroundService } from "../background-service.js";
 import type { Database, RequestLogsTable } from "./schema.js";
 
 export type RequestLogEntry = Insertable<RequestLogsTable>;

@@ -2,7 +2,7 @@ import { ApiError } from "@google/genai";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { estimatePromptTokens } from "../../src/core/content/estimate.js";
 import { quotaForTokens } from "../../src/core/pricing.js";
-import type { GeminiTextSimOptions } from "../../src/simulator/gemini-text.js";
+import type { GeminiTextSimOptions } from "../../src/simulator/options.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import {

@@ -1,0 +1,119 @@
+/** Settings of the simulator and of each protocol it speaks. */
+
+/** Settings of the simulated `task-relay` upstream. */
+export interface TaskRelaySimOptions {
+  /** Time from submit until a task ends (ms). Default 3000. */
+  completeAfterMs?: number;
+  /** Share of that time a task waits as QUEUED before it runs (0..1). Default 0.1. */
+  queuedFraction?: number;
+  /** Progress steps while running: 5 gives 20%, 40%, 60%, 80%. Default 5. */
+  progressSteps?: number;
+  /** Clips made per task. Default 2. */
+  clipsPerTask?: number;
+  /** Delay before every answer (ms). Default 0. */
+  latencyMs?: number;
+  /** Share of tasks (0..1) that end in FAILURE. A prompt holding `[fail]` always does. */
+  failureRate?: number;
+  /** Share of submits (0..1) refused. A prompt holding `[refuse]` always is. */
+  refuseRate?: number;
+  /** Most ids one fetch accepts. Default 100. */
+  maxBatch?: number;
+}
+
+/** Settings of the simulated `generate-record` upstream. */
+export interface GenerateRecordSimOptions {
+  /** Time from submit until a task ends (ms). Default 3000. */
+  completeAfterMs?: number;
+  /** Clips made per task. Default 2. */
+  clipsPerTask?: number;
+  /** Delay before every answer (ms). Default 0. */
+  latencyMs?: number;
+  /** Share of tasks (0..1) that end in GENERATE_AUDIO_FAILED. A prompt holding `[fail]` always does. */
+  failureRate?: number;
+  /** Share of submits (0..1) refused. A prompt holding `[refuse]` always is. */
+  refuseRate?: number;
+  /** POST the protocol's callbacks to `callBackUrl` when a task reaches a stage. Default true. */
+  callbacks?: boolean;
+  /** How often the one callback timer looks for stages reached (ms). Default 20. */
+  callbackTickMs?: number;
+}
+
+/** How the simulated image model ends an answer. Prompt markers override it per request. */
+export type GeminiImageOutcome = "image" | "no-image" | "blocked" | "image-safety" | "error-400" | "error-500";
+
+/**
+ * Settings of the simulated Gemini image models. Prompt markers pick an outcome for one request:
+ * `[noimage]` (STOP with text only), `[blocked]` (promptFeedback.blockReason SAFETY),
+ * `[imagesafety]` (finishReason IMAGE_SAFETY), `[error400]`, `[error500]`.
+ */
+export interface GeminiImageSimOptions {
+  outcome?: GeminiImageOutcome;
+  /** Adds a text part before the image (real models often do). Default true. */
+  textPart?: boolean;
+}
+
+/**
+ * Settings of the simulated Gemini text models. Each can also be switched on for one request by
+ * a marker in the prompt: `[429]`, `[500]`, `[503]` (error answer), `[cut]` (connection cut
+ * mid-stream), `[truncate]` (stream closed cleanly without its final chunk), `[error-event]` (error
+ * event mid-stream), `[blocked]` (safety block), `[slow]`
+ * (a delay before every chunk after the first), `[thoughts]`, `[cached]`, `[nousage]`, `[chunks=N]`.
+ */
+export interface GeminiTextSimOptions {
+  /** Chunks of a streamed answer (and parts of the text of a synchronous one). Default 3. */
+  chunks?: number;
+  /** Delay before each chunk after the first (ms). Default 0; `[slow]` makes it 200. */
+  chunkDelayMs?: number;
+  /** Every request answers this error status instead. */
+  status?: 429 | 500 | 503;
+  /** The connection is cut after this many chunks. */
+  failAfterChunks?: number;
+  /** The stream ends cleanly after this many chunks, without its final chunk. */
+  truncateAfterChunks?: number;
+  /** An error event is sent after this many chunks, then the stream ends. */
+  errorAfterChunks?: number;
+  /** Answers with a safety block: 200, `promptFeedback.blockReason` and no candidates. */
+  blocked?: boolean;
+  /** Reports this many thought tokens. */
+  thoughtsTokens?: number;
+  /** Reports this many cached prompt tokens (at most the prompt). */
+  cachedTokens?: number;
+  /** Sends no usageMetadata at all. */
+  noUsage?: boolean;
+  /** Awaited before chunk `index` is written: lets a test hold a stream at a known point. */
+  beforeChunk?: (index: number) => Promise<void> | void;
+}
+
+/** How the simulated images API ends an answer. Prompt markers override it per request. */
+export type OpenAiImagesOutcome = "image" | "empty" | "error-400" | "error-500";
+
+/**
+ * Settings of the simulated `openai-images` upstream. Prompt markers: `[empty]` (no images),
+ * `[fewer]` (one image fewer than asked), `[error400]`, `[error500]`.
+ */
+export interface OpenAiImagesSimOptions {
+  outcome?: OpenAiImagesOutcome;
+  /** Answer with URLs or base64 whatever the request asked (default: as asked; `url` when unset). */
+  answerWith?: "url" | "b64_json";
+  /** Most images in one answer. */
+  maxImages?: number;
+}
+
+/** Settings of the simulated `gemini` upstream: text and image models. */
+export interface GeminiSimOptions {
+  text?: GeminiTextSimOptions;
+  image?: GeminiImageSimOptions;
+}
+
+export interface SimulatorOptions {
+  host?: string;
+  port?: number;
+  /** Seed of the simulator's random choices: the same seed gives the same run. */
+  seed?: number;
+  /** Keys the simulator accepts; any non-empty key when absent. */
+  keys?: string[];
+  taskRelay?: TaskRelaySimOptions;
+  generateRecord?: GenerateRecordSimOptions;
+  gemini?: GeminiSimOptions;
+  openaiImages?: OpenAiImagesSimOptions;
+}

@@ -1,0 +1,37 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { SimulatorOptions } from "./options.js";
+
+/** One request as the simulator received it, for tests to inspect. */
+export interface ReceivedRequest {
+  protocol: "task-relay" | "generate-record" | "gemini" | "openai-images";
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  at: number;
+  /** Set when the client went away before the answer was complete. */
+  aborted?: boolean;
+}
+
+/** What each protocol plugin shares with the others. */
+export interface SimulatorState {
+  options: SimulatorOptions;
+  received: ReceivedRequest[];
+  /** Deterministic random numbers in [0, 1) from the seed. */
+  random(): number;
+  /** Base URL the simulator listens on (for URLs it hands out). */
+  baseUrl(): string;
+  record(entry: Omit<ReceivedRequest, "at">): ReceivedRequest;
+}
+
+/** The part of a request both answers need. */
+export interface GeminiSimRequest {
+  model: string;
+  method: "generateContent" | "streamGenerateContent";
+  /** `alt=sse` given. */
+  sse: boolean;
+  body: any;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  state: SimulatorState;
+}
