@@ -14,8 +14,11 @@ try {
 const passed = report.numPassedTests ?? 0;
 const failed = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0);
 const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-const failedSuites = (report.testResults ?? []).filter((r) => r.status === "failed" && (r.assertionResults ?? []).length === 0);
-for (const suite of failedSuites) console.log(`suite failed to run: ${suite.name}: ${(suite.message ?? "").split("\n")[0]}`);
+const failedSuites = (report.testResults ?? []).filter(
+  (r) => r.status === "failed" && (r.assertionResults ?? []).length === 0,
+);
+for (const suite of failedSuites)
+  console.log(`suite failed to run: ${suite.name}: ${(suite.message ?? "").split("\n")[0]}`);
 if (passed + failed === 0) console.log("no test was executed");
 console.log(`${passed} passed, ${failed + failedSuites.length} failed, ${skipped} skipped`);
 process.exit(failed + failedSuites.length > 0 || passed === 0 ? 1 : 0);

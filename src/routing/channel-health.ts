@@ -78,7 +78,7 @@ export class ChannelHealth implements BackgroundService {
 
   private async disable(channel: Pick<Channel, "id" | "name">, reason: string): Promise<void> {
     const current = await this.channels.get(channel.id);
-    if (!current || current.status !== "enabled") return;
+    if (current?.status !== "enabled") return;
     await this.channels.update(channel.id, { status: AUTO_DISABLED, statusReason: reason.slice(0, 500) });
     this.logger.warn({ channelId: channel.id, channel: channel.name, reason }, "channel disabled automatically");
     await this.announce();

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import { answerGeminiImage } from "./gemini-image.js";
 import { answerGeminiText } from "./gemini-text.js";
 import type { GeminiSimRequest, SimulatorState } from "./state.js";

@@ -29,7 +29,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     beforeAll(async () => {
       sim = await startSimulator({ keys: [KEY], gemini: { text: {} } });
       // Accepts connections and never answers generate calls (until told to recover).
-      hanging = http.createServer((req, res) => {
+      hanging = http.createServer((_req, res) => {
         if (hangingHealthy) {
           res.writeHead(200, { "content-type": "application/json" });
           res.end("{}");
