@@ -10,7 +10,7 @@ import { Tokens } from "../store/tokens.js";
 import { Users } from "../store/users.js";
 
 const USAGE = `usage: media-gateway admin <what> <verb> [options]   (works on DATABASE_URL / DATA_DIR directly)
-  user create --name NAME [--group GROUP] [--quota N]
+  user create --name NAME [--group GROUP] [--quota N]   (prints the webhook signing secret once)
   user topup --user ID --amount N [--reference REF]
   token create --user ID --name NAME [--models a,b] [--quota-limit N]
   channel create --name NAME --type ${CHANNEL_TYPES.join("|")} --base-url URL --key KEY --models a,b
@@ -80,7 +80,8 @@ export async function runAdminCommand(args: string[]): Promise<void> {
       const quota = int(values, "quota");
       if (quota)
         await Ledger.forStore(store).topUp(Number(user.id), quota, `topup:user-${user.id}:initial`, "initial quota");
-      out(userView((await users.get(Number(user.id))) ?? user));
+      // The webhook signing secret is printed once, here.
+      out({ ...userView((await users.get(Number(user.id))) ?? user), webhook_secret: user.webhook_secret });
     } else if (command === "user topup") {
       const userId = int(values, "user") ?? Number(need(values, "user"));
       const amount = int(values, "amount") ?? Number(need(values, "amount"));

@@ -56,6 +56,7 @@ export interface ChannelsTable {
   last_success_at: number | null;
   success_count: Generated<number>;
   request_count: Generated<number>;
+  recent_success_rate: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -93,11 +94,17 @@ export interface TasksTable {
   request_body: Json;
   upstream_id: string | null;
   upstream_status: string | null;
+  /** Unix milliseconds: when a worker should look at the task next. */
   next_poll_at: number;
   lease_owner: string | null;
+  /** Unix milliseconds: the lease of `lease_owner` runs out then. */
   lease_until: number;
   poll_count: Generated<number>;
   callback_secret: string | null;
+  /** Where the task's end is announced (webhook); null = the user's default, if any. */
+  callback_url: string | null;
+  /** Polls in a row that failed (errors, unknown id): drives the backoff. */
+  poll_errors: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -145,6 +152,41 @@ export interface SettingsTable {
   updated_at: number;
 }
 
+export interface IdempotencyKeysTable {
+  token_id: number;
+  key: string;
+  /** Hash of method, path and body: the same key with another request is refused. */
+  fingerprint: string;
+  status: string;
+  response_status: number | null;
+  response_body: Json | null;
+  /** Unix milliseconds: a request still running past this is taken as abandoned. */
+  locked_until: number;
+  created_at: number;
+  /** Unix seconds: the remembered answer is forgotten then. */
+  expires_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Id;
+  webhook_id: string;
+  user_id: number;
+  task_id: string;
+  url: string;
+  event: string;
+  status: string;
+  attempts: Generated<number>;
+  /** Unix milliseconds. */
+  next_attempt_at: number;
+  lease_owner: string | null;
+  /** Unix milliseconds. */
+  lease_until: Generated<number>;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -155,6 +197,8 @@ export interface Database {
   prices: PricesTable;
   group_ratios: GroupRatiosTable;
   settings: SettingsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type Timestamp = ColumnType<number, number, number>;

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Clip } from "../core/tasks/clips.js";
 import { POLLED_STATUSES, type TaskStatus } from "../core/tasks/states.js";
+import { queueTaskEndedWebhook } from "../webhooks/outbox.js";
 import type { Ledger } from "./ledger.js";
 import type { Database, TasksTable } from "./schema.js";
 
@@ -29,6 +30,8 @@ export interface NewTask {
   properties: string;
   requestBody: string;
   callbackSecret: string | null;
+  /** Where the task's end is announced; null = the user's default webhook, if any. */
+  callbackUrl?: string | null;
   /** Until then the task belongs to its sender; after it the sweeper may fail it (ms). */
   sendDeadlineMs: number;
 }
@@ -104,6 +107,7 @@ export class TaskStore {
           lease_owner: null,
           lease_until: 0,
           callback_secret: task.callbackSecret,
+          callback_url: task.callbackUrl ?? null,
           created_at: now,
           updated_at: now,
         })
@@ -142,7 +146,8 @@ export class TaskStore {
 
   /**
    * Moves a task to FAILURE and refunds its charge, in one transaction, only if it is still in
-   * `from`. True when this call failed it (and so refunded it).
+   * `from`; the webhook announcing the end is queued in that transaction too. True when this
+   * call failed it (and so refunded it).
    */
   async fail(id: number, from: string, reason: string, upstreamStatus?: string | null): Promise<boolean> {
     return this.ledger.transaction(async (trx) => {
@@ -163,15 +168,24 @@ export class TaskStore {
         })
         .where("id", "=", id)
         .where("status", "=", from)
-        .returning(["task_id"])
+        .returning(["task_id", "user_id", "callback_url"])
         .executeTakeFirst();
       if (!row) return false;
       await this.ledger.refundIn(trx, taskReference(row.task_id), reason.slice(0, 200));
+      await queueTaskEndedWebhook(trx, {
+        taskId: row.task_id,
+        userId: Number(row.user_id),
+        status: "FAILURE",
+        callbackUrl: row.callback_url,
+      });
       return true;
     });
   }
 
-  /** Moves a task to SUCCESS with its clips, only if it is still in `from`. */
+  /**
+   * Moves a task to SUCCESS with its clips, only if it is still in `from`; the webhook announcing
+   * the end is queued in the same transaction.
+   */
   async succeed(task: TaskRow, from: string, clips: Clip[], upstreamStatus: string, model: string): Promise<boolean> {
     return this.ledger.transaction(async (trx) => {
       const now = unixNow();
@@ -194,9 +208,16 @@ export class TaskStore {
         })
         .where("id", "=", task.id)
         .where("status", "=", from)
+        .returning(["callback_url"])
         .executeTakeFirst();
-      if (Number(res.numUpdatedRows) !== 1) return false;
+      if (!res) return false;
       await this.indexClips(trx, task, clips, model, now);
+      await queueTaskEndedWebhook(trx, {
+        taskId: task.task_id,
+        userId: Number(task.user_id),
+        status: "SUCCESS",
+        callbackUrl: res.callback_url,
+      });
       return true;
     });
   }
@@ -337,6 +358,16 @@ export class TaskStore {
       .where("task_id", "=", taskId)
       .where("user_id", "=", userId)
       .where("platform", "=", platform)
+      .executeTakeFirst();
+  }
+
+  /** One task of the owner in any family, or undefined (what a webhook announces). */
+  findOwned(userId: number, taskId: string): Promise<TaskRow | undefined> {
+    return this.db
+      .selectFrom("tasks")
+      .selectAll()
+      .where("task_id", "=", taskId)
+      .where("user_id", "=", userId)
       .executeTakeFirst();
   }
 

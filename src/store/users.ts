@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
 import { unixNow } from "../core/ids.js";
+import { newWebhookSecret } from "../webhooks/signature.js";
 import type { Database, UsersTable } from "./schema.js";
 
 export type UserRow = Selectable<UsersTable>;
@@ -16,6 +17,8 @@ export class Users {
         group: input.group ?? "default",
         quota: 0,
         status: "enabled",
+        // Every user can receive signed webhooks; whoever creates the user shows the secret once.
+        webhook_secret: newWebhookSecret(),
         created_at: now,
         updated_at: now,
       })

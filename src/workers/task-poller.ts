@@ -1,4 +1,5 @@
-import type { BackgroundService, GatewayContext } from "../context.js";
+import type { BackgroundService } from "../background-service.js";
+import type { GatewayContext } from "../context.js";
 import { type AudiobMusicBody, audiobTuning } from "../core/tasks/request-bodies.js";
 import { nextPollAt, nextPollDelay, taskDeadlineMs } from "../core/tasks/schedule.js";
 import { canMove, type TaskStatus } from "../core/tasks/states.js";

@@ -1,4 +1,5 @@
-import type { BackgroundService, GatewayContext } from "../context.js";
+import type { BackgroundService } from "../background-service.js";
+import type { GatewayContext } from "../context.js";
 import type { TaskStore } from "../store/tasks.js";
 
 const SWEEP_BATCH = 500;

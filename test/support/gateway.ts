@@ -26,18 +26,28 @@ export interface TestGateway {
   }>;
   createChannel(input: Partial<ChannelInput> & Pick<ChannelInput, "type" | "baseUrl" | "models">): Promise<number>;
   balance(userId: number): Promise<number>;
+  /** The gateway's data folder (the SQLite file lives there unless `databaseUrl` was given). */
+  dataDir: string;
   close(): Promise<void>;
+  /** Deletes what this gateway created for its store (PostgreSQL database, temp folder). */
+  dropStore(): Promise<void>;
 }
 
 const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 
-/** Starts a real gateway on a free loopback port, on SQLite (temp dir) or PostgreSQL (temp db). */
+/**
+ * Starts a real gateway on a free loopback port, on SQLite (temp dir) or PostgreSQL (temp db).
+ * `keepStore`: close() leaves the store (PostgreSQL database and temp folder) for another gateway
+ * to open (`databaseUrl`, `dataDir`); call dropStore() when done. A given `dataDir` is never deleted
+ * by this gateway.
+ */
 export async function startTestGateway(
   kind: StoreKind = "sqlite",
   overrides: ConfigOverrides = {},
-  options: { databaseUrl?: string; keepStore?: boolean } = {},
+  options: { databaseUrl?: string; keepStore?: boolean; dataDir?: string } = {},
 ): Promise<TestGateway> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "mg-test-"));
+  const ownDir = options.dataDir === undefined;
+  const dir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), "mg-test-"));
   let databaseUrl = options.databaseUrl ?? `sqlite:${path.join(dir, "gateway.sqlite")}`;
   let dropDb: (() => Promise<void>) | null = null;
   if (kind === "postgres" && !options.databaseUrl) {
@@ -123,10 +133,17 @@ export async function startTestGateway(
       const user = await gateway.ctx.users.get(userId);
       return Number(user?.quota);
     },
+    dataDir: dir,
     async close() {
       await gateway.close();
       if (dropDb && !options.keepStore) await dropDb();
-      rmSync(dir, { recursive: true, force: true });
+      // A SQLite store given by URL lives elsewhere: the folder goes unless the store lives in it.
+      const storeInDir = !options.databaseUrl;
+      if (ownDir && !(options.keepStore && storeInDir)) rmSync(dir, { recursive: true, force: true });
+    },
+    async dropStore() {
+      if (dropDb) await dropDb();
+      if (ownDir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -50,13 +50,11 @@ export async function userAdminRoutes(base: FastifyInstance, opts: { ctx: Gatewa
 
   app.post("/users", { schema: { body: CreateUserBody } }, async (request) => {
     const user = await ctx.users.create({ name: request.body.name, group: request.body.group });
-    // The webhook signing secret is shown here once (and again only when rotated).
-    const webhookSecret = newWebhookSecret();
-    await ctx.users.update(Number(user.id), { webhook_secret: webhookSecret });
     if (request.body.quota) {
       await ctx.ledger.topUp(Number(user.id), request.body.quota, `topup:user-${user.id}:initial`, "initial quota");
     }
-    return ok({ ...userView((await ctx.users.get(Number(user.id))) ?? user), webhook_secret: webhookSecret });
+    // The webhook signing secret is shown here once (and again only when rotated).
+    return ok({ ...userView((await ctx.users.get(Number(user.id))) ?? user), webhook_secret: user.webhook_secret });
   });
 
   app.put("/users/:id/webhook", { schema: { params: IdParams, body: SetWebhookBody } }, async (request) => {

@@ -4,6 +4,7 @@ import { assertModelAllowed } from "../../auth/authenticator.js";
 import { findImageModel } from "../../core/images/catalog.js";
 import { generateImages, type ImageCallRecord } from "../../core/images/generate-images.js";
 import { GatewayError } from "../../errors.js";
+import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempotent-route.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { toGatewayError } from "../surfaces.js";
 import { type ImagePorts, imagePorts } from "./generation-ports.js";
@@ -15,68 +16,77 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook("onRequest", requireToken(ctx, "bearer"));
 
-  app.post("/images/generations", { schema: { body: ImageGenerationBody } }, async (request) => {
-    const principal = principalOf(request);
-    const body = request.body;
-    const started = Date.now();
-    let recorded = false;
-    const record = (entry: ImageCallRecord) => {
-      recorded = true;
-      ctx.requestLogs.log({
-        created_at: Math.floor(started / 1000),
-        request_id: request.id,
-        user_id: principal.userId,
-        token_id: principal.tokenId,
-        channel_id: entry.channelId,
-        surface: "images",
-        model: entry.model,
-        // Images delivered; the token columns have no meaning for images.
-        prompt_tokens: 0,
-        completion_tokens: entry.images,
-        cached_tokens: 0,
-        quota: entry.quota,
-        latency_ms: Date.now() - started,
-        status: entry.status,
-        error: entry.error,
-      });
-    };
-    try {
-      if (body.stream === true) {
-        throw new GatewayError("GW_ERR_VALIDATION", "body.stream is not supported; omit it or set it to false", {
-          param: "stream",
+  app.post(
+    "/images/generations",
+    { schema: { body: ImageGenerationBody, headers: IdempotencyHeaders } },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const body = request.body;
+      const started = Date.now();
+      let recorded = false;
+      const record = (entry: ImageCallRecord) => {
+        recorded = true;
+        ctx.requestLogs.log({
+          created_at: Math.floor(started / 1000),
+          request_id: request.id,
+          user_id: principal.userId,
+          token_id: principal.tokenId,
+          channel_id: entry.channelId,
+          surface: "images",
+          model: entry.model,
+          // Images delivered; the token columns have no meaning for images.
+          prompt_tokens: 0,
+          completion_tokens: entry.images,
+          cached_tokens: 0,
+          quota: entry.quota,
+          latency_ms: Date.now() - started,
+          status: entry.status,
+          error: entry.error,
         });
+      };
+      try {
+        if (body.stream === true) {
+          throw new GatewayError("GW_ERR_VALIDATION", "body.stream is not supported; omit it or set it to false", {
+            param: "stream",
+          });
+        }
+        const image = imageField(body.image);
+        if (findImageModel(body.model)) assertModelAllowed(principal, body.model);
+        const deps = imagePorts(
+          opts.ports,
+          { id: request.id, generatedId: request.headers["x-request-id"] !== request.id },
+          record,
+        );
+        // With an Idempotency-Key the answer is kept as sent (b64_json answers included) and
+        // replayed: the same image URLs, no second generation, no second charge.
+        return await answerIdempotently(ctx.idempotency, request, reply, async () => ({
+          status: 200,
+          body: await generateImages(deps, {
+            userId: principal.userId,
+            tokenId: principal.tokenId,
+            group: principal.group,
+            model: body.model,
+            prompt: body.prompt,
+            image,
+            aspectRatio: body.aspect_ratio,
+            n: body.n ?? 1,
+            responseFormat: body.response_format ?? "url",
+          }),
+        }));
+      } catch (err) {
+        if (!recorded) {
+          const gwError = toGatewayError(err);
+          record({
+            model: body.model,
+            channelId: null,
+            quota: 0,
+            images: 0,
+            status: gwError.status,
+            error: gwError.message,
+          });
+        }
+        throw err;
       }
-      const image = imageField(body.image);
-      if (findImageModel(body.model)) assertModelAllowed(principal, body.model);
-      const deps = imagePorts(
-        opts.ports,
-        { id: request.id, generatedId: request.headers["x-request-id"] !== request.id },
-        record,
-      );
-      return await generateImages(deps, {
-        userId: principal.userId,
-        tokenId: principal.tokenId,
-        group: principal.group,
-        model: body.model,
-        prompt: body.prompt,
-        image,
-        aspectRatio: body.aspect_ratio,
-        n: body.n ?? 1,
-        responseFormat: body.response_format ?? "url",
-      });
-    } catch (err) {
-      if (!recorded) {
-        const gwError = toGatewayError(err);
-        record({
-          model: body.model,
-          channelId: null,
-          quota: 0,
-          images: 0,
-          status: gwError.status,
-          error: gwError.message,
-        });
-      }
-      throw err;
-    }
-  });
+    },
+  );
 }

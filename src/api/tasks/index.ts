@@ -4,6 +4,7 @@ import { FAMILY_SPECS, isActionOpen, TASK_FAMILIES, type TaskFamily } from "../.
 import { renderTaskRecord } from "../../core/tasks/record.js";
 import type { TaskBody } from "../../core/tasks/request-bodies.js";
 import { GatewayError } from "../../errors.js";
+import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempotent-route.js";
 import { TaskStore } from "../../store/tasks.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installSurface } from "../surfaces.js";
@@ -34,17 +35,22 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
       authed.post(
         `/submit/${action}`,
         {
-          schema: { body: schema, summary: `Submit a ${action} task of family ${family}` },
+          schema: { body: schema, headers: IdempotencyHeaders, summary: `Submit a ${action} task of family ${family}` },
           ...(spec.closedByDefault.includes(action) ? { preValidation: closedActionGuard(ctx, family, action) } : {}),
         },
-        async (request) => {
-          const taskId = await submitTask(ctx, store, {
-            family,
-            action,
-            body: request.body as TaskBody,
-            principal: principalOf(request),
+        async (request, reply) => {
+          // callback_url is the gateway's own field: it never reaches the upstream.
+          const { callback_url: callbackUrl, ...body } = request.body as TaskBody & { callback_url?: string };
+          return answerIdempotently(ctx.idempotency, request, reply, async () => {
+            const taskId = await submitTask(ctx, store, {
+              family,
+              action,
+              body: body as TaskBody,
+              principal: principalOf(request),
+              callbackUrl: callbackUrl ?? null,
+            });
+            return { status: 200, body: { code: "success", message: SUBMITTED_MESSAGE, data: taskId } };
           });
-          return { code: "success", message: SUBMITTED_MESSAGE, data: taskId };
         },
       );
     }

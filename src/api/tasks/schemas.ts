@@ -4,6 +4,16 @@ import { type TSchema, Type } from "@sinclair/typebox";
 
 const Uuid = Type.String({ format: "uuid", description: "UUID of a clip" });
 const Weight = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
+/** Accepted by every submit; checked against the SSRF guard in the handler. */
+const CallbackUrl = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    description:
+      "http(s) URL the gateway POSTs the signed task record to when the task ends (SUCCESS or FAILURE); " +
+      "when omitted, the user's default webhook, if any",
+  }),
+);
 
 export const AudioaMusicSchema = Type.Object(
   {
@@ -21,6 +31,7 @@ export const AudioaMusicSchema = Type.Object(
     continue_at: Type.Optional(
       Type.Number({ minimum: 0, maximum: 3600, description: "Seconds into the clip to continue from" }),
     ),
+    callback_url: CallbackUrl,
   },
   { additionalProperties: false, description: "MUSIC task of family audioa" },
 );
@@ -39,6 +50,7 @@ export const AudiobMusicSchema = Type.Object(
     style_weight: Type.Optional(Weight("0..1, at most two decimals")),
     weirdness_constraint: Type.Optional(Weight("0..1, at most two decimals")),
     audio_weight: Type.Optional(Weight("0..1, at most two decimals")),
+    callback_url: CallbackUrl,
   },
   { additionalProperties: false, description: "MUSIC task of family audiob" },
 );
@@ -51,6 +63,7 @@ export const ReplaceSchema = Type.Object(
       Type.Number({ minimum: 0, maximum: 3600, description: "Segment end, seconds; to the end when omitted" }),
     ),
     sound_prompt: Type.String({ minLength: 1, maxLength: 1000 }),
+    callback_url: CallbackUrl,
   },
   { additionalProperties: false, description: "REPLACE task (family audioa)" },
 );
@@ -60,6 +73,7 @@ export const InstrumentalsSwapSchema = Type.Object(
     clip_id: Uuid,
     sound_prompt: Type.String({ minLength: 1, maxLength: 1000 }),
     cover_strength: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    callback_url: CallbackUrl,
   },
   { additionalProperties: false, description: "INSTRUMENTALS_SWAP task (family audioa)" },
 );

@@ -22,12 +22,15 @@ import type { Channel } from "../../store/channels.js";
 import type { TaskRow, TaskStore } from "../../store/tasks.js";
 import { submitRecordTask } from "../../upstreams/generate-record/index.js";
 import { submitRelayTask } from "../../upstreams/task-relay/index.js";
+import { assertWebhookTarget } from "../../webhooks/target.js";
 
 export interface SubmitRequest {
   family: TaskFamily;
   action: string;
   body: TaskBody;
   principal: Principal;
+  /** Where the task's end is announced (checked here); null = the user's default webhook. */
+  callbackUrl?: string | null;
 }
 
 /** A task charged and stored, not yet sent. */
@@ -69,6 +72,13 @@ export async function acceptTask(ctx: GatewayContext, store: TaskStore, req: Sub
   const { family, action, body, principal } = req;
   assertModelAllowed(principal, family);
   checkTaskBody(family, action, body);
+  const callbackUrl = req.callbackUrl
+    ? await assertWebhookTarget(
+        req.callbackUrl,
+        { allowPrivate: ctx.config.webhooks.allowPrivateUrls },
+        "body.callback_url",
+      )
+    : null;
 
   let sourceModel = "";
   if (action === "REPLACE" || action === "INSTRUMENTALS_SWAP") {
@@ -118,6 +128,7 @@ export async function acceptTask(ctx: GatewayContext, store: TaskStore, req: Sub
     properties: propertiesJson(family, action, body, originModel, upstreamModelOf(first, originModel)),
     requestBody: JSON.stringify(body),
     callbackSecret: family === "audiob" ? randomBase62(32) : null,
+    callbackUrl,
     sendDeadlineMs: Date.now() + ctx.config.tasks.unsentGraceMs,
   });
   return { row, family, action, body, channels, originModel };
