@@ -121,7 +121,10 @@ export class TaskPoller implements BackgroundService {
   private async process(claimed: TaskRow[]): Promise<void> {
     const channels = new Map((await this.ctx.channels.list()).map((c) => [c.id, c]));
     const groups = new Map<string, TaskRow[]>();
+    const now = Date.now();
     for (const t of claimed) {
+      const due = Number(t.next_poll_at);
+      if (due > 0) this.ctx.metrics.pollLag.observe({ platform: t.platform }, Math.max(0, now - due) / 1000);
       const key = `${t.channel_id}\u0000${t.action}`;
       const g = groups.get(key);
       if (g) g.push(t);
@@ -151,6 +154,7 @@ export class TaskPoller implements BackgroundService {
 
   private async pollRelayChunk(channel: Channel, chunk: TaskRow[]): Promise<void> {
     const first = chunk[0] as TaskRow;
+    this.ctx.metrics.pollBatchSize.observe({ platform: first.platform }, chunk.length);
     let states: Map<string, UpstreamTaskState>;
     try {
       states = await fetchRelayTasks(
@@ -177,6 +181,7 @@ export class TaskPoller implements BackgroundService {
   }
 
   private async pollRecordTask(channel: Channel, t: TaskRow): Promise<void> {
+    this.ctx.metrics.pollBatchSize.observe({ platform: t.platform }, 1);
     let state: UpstreamTaskState | null;
     try {
       state = await fetchRecordInfo(channel, t.upstream_id ?? "", audiobTuning(parseBody(t.request_body)));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import { HAS_REDIS, REDIS_URL, uniqueRedisPrefix } from "../support/redis.js";
@@ -72,5 +73,58 @@ describe.skipIf(!HAS_PG || !HAS_REDIS)("request limits across two instances shar
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await requestOn("tasks", i % 2 === 0 ? a.url : b.url, key)).status);
     expect(statuses).toEqual([404, 404, 404, 404, 429, 429]);
+  });
+});
+
+describe("unfinished tasks per user", () => {
+  let gw: TestGateway;
+  let sim: Simulator;
+  beforeAll(async () => {
+    sim = await startSimulator({ keys: ["sim-key"], taskRelay: { completeAfterMs: 60_000 } });
+    gw = await startTestGateway("sqlite", {
+      limits: { tasksInFlightPerUser: 2 },
+      tasks: { pollIntervalMs: 50, workerTickMs: 20 },
+    });
+    await gw.createChannel({ type: "task-relay", baseUrl: sim.url, key: "sim-key", models: ["audioa"] });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await sim?.close();
+  });
+
+  const submit = (key: string) =>
+    fetch(`${gw.url}/audioa/submit/MUSIC`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ gpt_description_prompt: "a long song" }),
+    });
+
+  it("refuses a submit over the limit with 429 in the envelope, charging nothing for it", async () => {
+    const { key, userId } = await gw.createUser({ quota: 10_000_000 });
+    expect((await submit(key)).status).toBe(200);
+    expect((await submit(key)).status).toBe(200);
+    const before = await gw.balance(userId);
+    const third = await submit(key);
+    expect(third.status).toBe(429);
+    expect(third.headers.get("retry-after")).toBe("5");
+    const body = (await third.json()) as { code: string; message: string; data: null };
+    expect(body.code).toBe("rate_limited");
+    expect(body.message).toMatch(/2 unfinished tasks/);
+    expect(await gw.balance(userId)).toBe(before);
+    // Another user is not affected.
+    const other = await gw.createUser();
+    expect((await submit(other.key)).status).toBe(200);
+  });
+
+  it("feeds the poller's lag and batch-size metrics", async () => {
+    const { key } = await gw.createUser();
+    expect((await submit(key)).status).toBe(200);
+    let text = "";
+    for (let i = 0; i < 100 && !/gateway_task_poll_batch_size_count\{platform="audioa"\} [1-9]/.test(text); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      text = await (await fetch(`${gw.url}/metrics`)).text();
+    }
+    expect(text).toMatch(/gateway_task_poll_batch_size_count\{platform="audioa"\} [1-9]/);
+    expect(text).toMatch(/gateway_task_poll_lag_seconds_count\{platform="audioa"\} [1-9]/);
   });
 });

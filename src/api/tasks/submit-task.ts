@@ -65,6 +65,30 @@ export function publicReason(message: string): string {
 }
 
 /**
+ * Refuses a submit while the user already has `limits.tasksInFlightPerUser` unfinished tasks.
+ * Counted in the store, so it holds across instances; two submits racing at the very limit may
+ * both pass (a limit of load, not of money: each task is charged on its own).
+ */
+async function assertTasksInFlightAllowed(ctx: GatewayContext, userId: number): Promise<void> {
+  const limit = ctx.config.limits.tasksInFlightPerUser;
+  if (limit <= 0) return;
+  const row = await ctx.store.db
+    .selectFrom("tasks")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("user_id", "=", userId)
+    .where("status", "not in", ["SUCCESS", "FAILURE"])
+    .executeTakeFirstOrThrow();
+  if (Number(row.n) >= limit) {
+    ctx.metrics.rateLimited.inc({ surface: "tasks" });
+    throw new GatewayError(
+      "GW_ERR_RATE_LIMITED",
+      `You have ${limit} unfinished tasks, the most allowed at once; submit again when one has ended.`,
+      { headers: { "retry-after": "5" } },
+    );
+  }
+}
+
+/**
  * Validates, prices and charges a task, and stores it as NOT_START, in one transaction. Nothing
  * is charged when any check fails (insufficient quota included), and no upstream is called.
  */
@@ -95,6 +119,8 @@ export async function acceptTask(ctx: GatewayContext, store: TaskStore, req: Sub
     }
     sourceModel = clip.model;
   }
+
+  await assertTasksInFlightAllowed(ctx, principal.userId);
 
   const price = await ctx.prices.taskPrice(family, action);
   if (price === null) {

@@ -5,6 +5,7 @@ import * as m003 from "./003_images.js";
 import * as m004 from "./004_content.js";
 import * as m005 from "./005_routing.js";
 import * as m006 from "./006_idempotency.js";
+import * as m007 from "./007_task_limits.js";
 
 /** Every migration, in order. One set serves SQLite and PostgreSQL. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "004_content": m004,
   "005_routing": m005,
   "006_idempotency": m006,
+  "007_task_limits": m007,
 };
