@@ -82,7 +82,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,
     // Long model names and task ids fit; longer path parameters are refused as a bad URL.
-    maxParamLength: 500,
+    routerOptions: { maxParamLength: 500 },
     // Errors raised before routing (a malformed URL, a parameter too long) in the surface's shape.
     frameworkErrors: (error, request, reply) => {
       const message =
