@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BackgroundService } from "../background-service.js";
+import { PeriodicService } from "../periodic-service.js";
 import type { IdempotencyKeys } from "./idempotency-keys.js";
 
 /** How often remembered answers past their 24 hours are deleted. */
@@ -9,34 +9,23 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
  * Deletes remembered answers past their retention. Expired rows are already ignored by
  * `IdempotencyKeys.run`; this only keeps the table small. Any number of instances may run it.
  */
-export class ExpiredKeysSweeper implements BackgroundService {
+export class ExpiredKeysSweeper extends PeriodicService {
   readonly name = "idempotency-key-sweeper";
-  private timer: NodeJS.Timeout | null = null;
-  private current: Promise<void> | null = null;
 
   constructor(
     private readonly keys: IdempotencyKeys,
     private readonly logger: FastifyBaseLogger,
-    private readonly intervalMs = SWEEP_INTERVAL_MS,
-  ) {}
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.current) return;
-      this.current = this.sweep()
-        .then(() => undefined)
-        .finally(() => {
-          this.current = null;
-        });
-    }, this.intervalMs);
-    this.timer.unref();
+    private readonly everyMs = SWEEP_INTERVAL_MS,
+  ) {
+    super();
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.current;
+  protected intervalMs(): number {
+    return this.everyMs;
+  }
+
+  protected round(): Promise<number> {
+    return this.sweep();
   }
 
   /** One pass; returns how many answers were forgotten. */

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BackgroundService } from "../background-service.js";
+import { PeriodicService } from "../periodic-service.js";
 import type { Channel, Channels } from "../store/channels.js";
 import { callUpstream } from "../upstreams/http.js";
 import { AUTO_DISABLED } from "./channel-health.js";
@@ -47,30 +47,24 @@ export async function probeChannel(channel: Channel, timeoutMs = 5000): Promise<
 }
 
 /** Periodically probes automatically disabled channels and re-enables those that recovered. */
-export class ChannelProbe implements BackgroundService {
+export class ChannelProbe extends PeriodicService {
   readonly name = "channel-probe";
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
 
   constructor(
     private readonly channels: Channels,
     private readonly announce: () => Promise<void>,
-    private readonly intervalMs: number,
+    private readonly everyMs: number,
     private readonly logger: FastifyBaseLogger,
-  ) {}
+  ) {
+    super();
+  }
 
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (!this.running) {
-        this.running = this.runOnce()
-          .then(() => {})
-          .finally(() => {
-            this.running = null;
-          });
-      }
-    }, this.intervalMs);
-    this.timer.unref();
+  protected intervalMs(): number {
+    return this.everyMs;
+  }
+
+  protected round(): Promise<number[]> {
+    return this.runOnce();
   }
 
   /** One round: probe every automatically disabled channel. Returns the ids re-enabled. */
@@ -93,11 +87,5 @@ export class ChannelProbe implements BackgroundService {
       this.logger.warn({ err }, "channel probe round failed");
     }
     return revived;
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
   }
 }

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Kysely, Selectable } from "kysely";
-import type { BackgroundService } from "../background-service.js";
 import { unixNow } from "../core/ids.js";
 import type { GuardedFetcher } from "../net/guarded-fetch.js";
+import { PeriodicService } from "../periodic-service.js";
 import type { Database, WebhookDeliveriesTable } from "../store/schema.js";
 import { signWebhook } from "./signature.js";
 
@@ -41,33 +41,24 @@ const BATCH = 50;
  * 2xx or the delivery is too old. The `webhook-id` stays the same on every attempt, so receivers
  * can drop repeats. Deliveries never block the task poller: they run on their own timer.
  */
-export class WebhookDispatcher implements BackgroundService {
+export class WebhookDispatcher extends PeriodicService {
   readonly name = "webhook-dispatcher";
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
 
-  constructor(private readonly deps: WebhookDispatcherDeps) {}
+  constructor(private readonly deps: WebhookDispatcherDeps) {
+    super();
+  }
 
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (!this.running) {
-        this.running = this.runOnce()
-          .then(() => {})
-          .catch((err) => this.deps.logger.warn({ err }, "webhook round failed"))
-          .finally(() => {
-            this.running = null;
-          });
-      }
-    }, this.deps.settings.tickMs);
-    this.timer.unref();
+  protected intervalMs(): number {
+    return this.deps.settings.tickMs;
+  }
+
+  protected round(): Promise<unknown> {
+    return this.runOnce().catch((err) => this.deps.logger.warn({ err }, "webhook round failed"));
   }
 
   /** Stops the timer, waits for the round in progress, then closes the fetcher's connections. */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  override async stop(): Promise<void> {
+    await super.stop();
     await this.deps.fetcher.close();
   }
 

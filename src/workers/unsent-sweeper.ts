@@ -1,5 +1,5 @@
-import type { BackgroundService } from "../background-service.js";
 import type { GatewayContext } from "../context.js";
+import { PeriodicService } from "../periodic-service.js";
 import type { TaskStore } from "../store/tasks.js";
 
 const SWEEP_BATCH = 500;
@@ -10,37 +10,23 @@ const SWEEP_BATCH = 500;
  * (`tasks.unsentGraceMs` after the charge); past it, the compare-and-set from NOT_START decides
  * between a late sender and this sweeper, and the refund commits with the FAILURE.
  */
-export class UnsentSweeper implements BackgroundService {
+export class UnsentSweeper extends PeriodicService {
   readonly name = "unsent-task-sweeper";
-  private timer: NodeJS.Timeout | null = null;
-  private current: Promise<void> | null = null;
 
   constructor(
     private readonly ctx: GatewayContext,
     private readonly store: TaskStore,
-  ) {}
+  ) {
+    super();
+  }
 
-  private intervalMs(): number {
+  protected round(): Promise<number> {
+    return this.sweep();
+  }
+
+  protected intervalMs(): number {
     const { unsentGraceMs, workerTickMs } = this.ctx.config.tasks;
     return Math.max(workerTickMs, Math.min(1000, Math.floor(unsentGraceMs / 4)));
-  }
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => {
-      if (this.current) return;
-      this.current = this.sweep()
-        .then(() => undefined)
-        .finally(() => {
-          this.current = null;
-        });
-    }, this.intervalMs());
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.current;
   }
 
   /** One pass; returns how many tasks this pass failed and refunded. */
