@@ -15,7 +15,7 @@ import {
   relayRequestBody,
   type TaskBody,
 } from "../../core/tasks/request-bodies.js";
-import { isUpstreamError } from "../../core/upstream-error.js";
+import { isUpstreamError, publicUpstreamReason } from "../../core/upstream-error.js";
 import { GatewayError } from "../../errors.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import type { Channel } from "../../store/channels.js";
@@ -57,11 +57,6 @@ function propertiesJson(family: TaskFamily, action: string, body: TaskBody, orig
     upstream_model_name: upstream,
     origin_model_name: origin,
   });
-}
-
-/** Upstream error text without the upstream's address: callers and records never see it. */
-export function publicReason(message: string): string {
-  return message.replace(/\s*\(https?:\/\/[^)]*\)/g, "").slice(0, 500);
 }
 
 /**
@@ -210,8 +205,8 @@ export async function sendTask(ctx: GatewayContext, store: TaskStore, task: Acce
     if (err instanceof GatewayError) throw err;
     const reason = isUpstreamError(err)
       ? err.kind === "refused"
-        ? publicReason(err.message)
-        : `no upstream channel accepted the task: ${publicReason(err.message)}`
+        ? publicUpstreamReason(err.message)
+        : `no upstream channel accepted the task: ${publicUpstreamReason(err.message)}`
       : "the task could not be submitted";
     ctx.logger.warn({ err, taskId: row.task_id }, "task submit failed; refunding");
     await store.fail(row.id, "NOT_START", reason);

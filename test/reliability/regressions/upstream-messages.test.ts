@@ -7,7 +7,7 @@ import { bearer, callGateway, spendingRows } from "../harness.js";
  * Upstream messages reach clients unfiltered on two surfaces:
  * - images: every upstream failure message carries the upstream's address
  *   (`core/images/generate-images.ts`, `imageUpstreamFailure`, passes `err.message`, which ends with
- *   `(<safeUrl>)`), unlike tasks (`publicReason`) and content;
+ *   `(<safeUrl>)`), unlike tasks and content (`publicUpstreamReason`);
  * - images and tasks: an upstream that repeats the channel's key in a refusal has it passed on
  *   (images: the 400 message; tasks: the submit error and the stored `fail_reason`), unlike content,
  *   which removes it (`upstreams/gemini/errors.ts`, `withoutKey`).
