@@ -1,5 +1,6 @@
 /** The targets of the issue, judged from one run's figures. */
-import type { TargetCheck, TargetResult } from "./results.js";
+import { type LoadResult, medianRatio } from "./load.js";
+import { roundsOf, type TargetCheck, type TargetResult } from "./results.js";
 
 const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
 
@@ -15,34 +16,39 @@ function check(
   return { name, goal, measured: measured(value), verdict: met(value) ? "met" : "missed" } as TargetCheck;
 }
 
-/** Checks one gateway target against the bare relay and the peer of the same run. */
+/**
+ * Checks one gateway target against the bare relay and the peer of the same run. Each ratio is
+ * the median of the per-round ratios: round i of every target ran one after the other, so a
+ * ratio compares the two under the same state of a shared machine.
+ */
 export function checksFor(gateway: TargetResult, bare: TargetResult | undefined, peer: TargetResult | undefined) {
   const label = gateway.label;
-  const ratio = (a: number | undefined, b: number | undefined) =>
-    a !== undefined && b !== undefined && b > 0 ? a / b : null;
+  const rps = (r: LoadResult) => r.requestsPerSecond;
+  const p99 = (r: LoadResult) => r.latencyMs.p99;
   const out: TargetCheck[] = [];
   for (const phase of ["generate", "stream"] as const) {
     const method = phase === "generate" ? "generateContent" : "streamGenerateContent";
     const mine = gateway[phase];
+    const rounds = roundsOf(gateway, phase);
     out.push(
       check(
         `${label}, ${method}: requests/s vs bare relay`,
         ">= 50%",
-        ratio(mine?.requestsPerSecond, bare?.[phase]?.requestsPerSecond),
+        medianRatio(rounds, roundsOf(bare, phase), rps),
         (v) => `${fixed(v * 100)}%`,
         (v) => v >= 0.5,
       ),
       check(
         `${label}, ${method}: requests/s vs peer`,
         ">= 10x",
-        ratio(mine?.requestsPerSecond, peer?.[phase]?.requestsPerSecond),
+        medianRatio(rounds, roundsOf(peer, phase), rps),
         (v) => `${fixed(v)}x`,
         (v) => v >= 10,
       ),
       check(
         `${label}, ${method}: p99 latency vs peer`,
         "<= 1/5 (20%)",
-        ratio(mine?.latencyMs.p99, peer?.[phase]?.latencyMs.p99),
+        medianRatio(rounds, roundsOf(peer, phase), p99),
         (v) =>
           `${fixed(v * 100)}% (${fixed(mine?.latencyMs.p99 ?? Number.NaN, 0)} vs ${fixed(peer?.[phase]?.latencyMs.p99 ?? Number.NaN, 0)} ms)`,
         (v) => v <= 0.2,

@@ -5,6 +5,8 @@ export interface BenchOptions {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
+  /** Rounds of each throughput load: every target once per round, in turn. */
+  rounds: number;
   /** Sequential streams timed for the first event, per target. */
   firstEventRequests: number;
   /** Also run the gateway on PostgreSQL (a temporary database, dropped at the end). */
@@ -26,7 +28,9 @@ export interface BenchOptions {
 export const USAGE = `npm run bench -- [options]
   --connections N        concurrent connections of each load (BENCH_CONNECTIONS, default 32)
   --duration S           seconds of each measured load (BENCH_DURATION, default 5)
-  --warmup S             seconds of warm-up before each load, not counted (BENCH_WARMUP, default 1)
+  --warmup S             seconds of warm-up before each load, not counted (BENCH_WARMUP, default 3)
+  --rounds N             rounds of each throughput load, every target once per round; figures are
+                         medians over rounds (BENCH_ROUNDS, default 3)
   --first-events N       sequential streams timed for the first event (BENCH_FIRST_EVENTS, default 40)
   --pg                   also run the gateway on PostgreSQL (BENCH_PG=1; BENCH_PG_URL, default
                          postgres://postgres@127.0.0.1:5432/postgres: a temporary database is made and dropped)
@@ -54,6 +58,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       connections: { type: "string" },
       duration: { type: "string" },
       warmup: { type: "string" },
+      rounds: { type: "string" },
       "first-events": { type: "string" },
       pg: { type: "boolean" },
       "peer-version": { type: "string" },
@@ -85,7 +90,8 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
   return {
     connections,
     durationSeconds: Math.max(1, number(values.duration ?? env.BENCH_DURATION, 5, "--duration")),
-    warmupSeconds: number(values.warmup ?? env.BENCH_WARMUP, 1, "--warmup"),
+    warmupSeconds: number(values.warmup ?? env.BENCH_WARMUP, 3, "--warmup"),
+    rounds: Math.max(1, Math.round(number(values.rounds ?? env.BENCH_ROUNDS, 3, "--rounds"))),
     firstEventRequests: Math.max(
       1,
       Math.round(number(values["first-events"] ?? env.BENCH_FIRST_EVENTS, 40, "--first-events")),

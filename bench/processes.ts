@@ -48,6 +48,23 @@ export function memoryOf(pid: number): Memory | null {
   }
 }
 
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on every Linux this runs on). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a live process has used since it started; null where /proc is not available. */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const user = Number(fields[11]);
+    const system = Number(fields[12]);
+    return Number.isFinite(user) && Number.isFinite(system) ? (user + system) / TICKS_PER_SECOND : null;
+  } catch {
+    return null;
+  }
+}
+
 /** A free TCP port on 127.0.0.1 (for a child that must be told its port). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -7,17 +7,14 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { requestsPerSecondChart } from "./chart.js";
+import { type LoadResult, medianRatio } from "./load.js";
 import { USAGE } from "./options.js";
-import type { BenchResults, TargetResult } from "./results.js";
+import { type BenchResults, roundsOf, type TargetResult } from "./results.js";
 
 const fixed = (n: number | null | undefined, digits = 0) =>
   n === null || n === undefined || !Number.isFinite(n)
     ? "n/a"
     : n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
-const percent = (a: number | undefined, b: number | undefined) =>
-  a !== undefined && b !== undefined && b > 0 ? `${fixed((a / b) * 100)}%` : "n/a";
-const times = (a: number | undefined, b: number | undefined) =>
-  a !== undefined && b !== undefined && b > 0 ? `${fixed(a / b, 1)}x` : "n/a";
 
 /** The text of a `## Heading` section (heading line included) up to the next `## ` heading, or null. */
 export function extractSection(markdown: string, heading: string): string | null {
@@ -34,21 +31,40 @@ export function extractSection(markdown: string, heading: string): string | null
   return lines.slice(start, end).join("\n").trimEnd();
 }
 
+/** CPU time of the process that served the load, per answered request, in microseconds. */
+function serverCpu(r: LoadResult, id: TargetResult["id"]): string {
+  const name = id === "direct" ? "simulator" : "server";
+  const cpu = r.cpu?.find((c) => c.name === name);
+  return cpu ? fixed(cpu.msPerRequest * 1000) : "n/a";
+}
+
 function loadTable(results: BenchResults, phase: "generate" | "stream"): string[] {
-  const direct = results.targets.find((t) => t.id === "direct")?.[phase];
-  const peer = results.targets.find((t) => t.id === "peer")?.[phase];
+  const find = (id: TargetResult["id"]) => results.targets.find((t) => t.id === id);
+  const rps = (r: LoadResult) => r.requestsPerSecond;
+  const p99 = (r: LoadResult) => r.latencyMs.p99;
+  const ratio = (
+    t: TargetResult,
+    id: TargetResult["id"],
+    pick: (r: LoadResult) => number,
+    show: (v: number) => string,
+  ) => {
+    const v = medianRatio(roundsOf(t, phase), roundsOf(find(id), phase), pick);
+    return v === null ? "n/a" : show(v);
+  };
+  const asPercent = (v: number) => `${fixed(v * 100)}%`;
+  const asTimes = (v: number) => `${fixed(v, 1)}x`;
   const rows = [
-    "| path | req/s | vs direct | vs peer | p50 ms | p99 ms | p99 vs peer | non-2xx / errors |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| path | req/s | vs direct | vs bare relay | vs peer | p50 ms | p99 ms | p99 vs peer | server CPU µs/req | non-2xx / errors |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const t of results.targets) {
     const r = t[phase];
     if (!r) {
-      rows.push(`| ${t.label} | not measured | | | | | | |`);
+      rows.push(`| ${t.label} | not measured | | | | | | | | |`);
       continue;
     }
     rows.push(
-      `| ${t.label} | ${fixed(r.requestsPerSecond)} | ${percent(r.requestsPerSecond, direct?.requestsPerSecond)} | ${times(r.requestsPerSecond, peer?.requestsPerSecond)} | ${fixed(r.latencyMs.p50)} | ${fixed(r.latencyMs.p99)} | ${percent(r.latencyMs.p99, peer?.latencyMs.p99)} | ${r.non2xx} / ${r.errors} |`,
+      `| ${t.label} | ${fixed(r.requestsPerSecond)} | ${ratio(t, "direct", rps, asPercent)} | ${ratio(t, "bare-relay", rps, asPercent)} | ${ratio(t, "peer", rps, asTimes)} | ${fixed(r.latencyMs.p50)} | ${fixed(r.latencyMs.p99)} | ${ratio(t, "peer", p99, asPercent)} | ${serverCpu(r, t.id)} | ${r.non2xx} / ${r.errors} |`,
     );
   }
   return rows;
@@ -142,6 +158,8 @@ export function renderReport(results: BenchResults, tasksSection: string | null,
     `- Run ${results.date} (UTC), results in \`${file}\`.`,
     `- Machine: ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
     `- Load: autocannon, ${s.connections} connections, ${s.durationSeconds} s per measurement after ${s.warmupSeconds} s of warm-up; requests per second count 2xx answers only.`,
+    `- ${s.rounds ?? 1} round${(s.rounds ?? 1) === 1 ? "" : "s"} of each load: in every round each path is loaded once, one after the other. A figure is the median over the rounds; a ratio is the median of the ratios of each round, so that it compares two paths under the same state of the machine.`,
+    "- Server CPU: user + system CPU time of the process that answered (the simulator for direct), per answered request, from /proc; it moves less than requests per second when the machine is shared.",
     `- Model \`${s.model}\` on the simulator: three chunks of text per answer; prompt "${s.prompt}".`,
     `- Peer: ${peerLine}`,
     "",

@@ -12,8 +12,12 @@ export interface TargetResult {
   available: boolean;
   /** Why a target could not be measured (install failure, route not answering 200, ...). */
   unavailableReason?: string;
+  /** Median of the rounds (see `medianOfRounds`). */
   generate?: LoadResult;
   stream?: LoadResult;
+  /** Every round, in order: round i of each target ran under the same machine state. */
+  generateRounds?: LoadResult[];
+  streamRounds?: LoadResult[];
   firstEvent?: FirstEventResult;
   /** Why one phase of an available target failed. */
   errors?: string[];
@@ -69,6 +73,8 @@ export interface BenchResults {
     connections: number;
     durationSeconds: number;
     warmupSeconds: number;
+    /** Rounds of each load; absent in runs made before rounds existed (one round). */
+    rounds?: number;
     firstEventRequests: number;
     model: string;
     prompt: string;
@@ -92,4 +98,12 @@ export interface BenchResults {
   /** With --profile: the SQLite gateway's CPU profile during its generateContent and its streaming load. */
   profile?: { generate?: ProfileSummary; stream?: ProfileSummary };
   notes: string[];
+}
+
+/** The rounds of one phase of a target; a run saved before rounds existed has its one figure. */
+export function roundsOf(target: TargetResult | undefined, phase: "generate" | "stream"): LoadResult[] | undefined {
+  const rounds = phase === "generate" ? target?.generateRounds : target?.streamRounds;
+  if (rounds && rounds.length > 0) return rounds;
+  const single = target?.[phase];
+  return single ? [single] : undefined;
 }

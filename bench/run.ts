@@ -14,7 +14,7 @@ import { checksFor } from "./checks.js";
 import { profilerCommand } from "./cpu-profiler.js";
 import { measureFirstEvent } from "./first-event.js";
 import { createTemporaryDatabase, provisionGateway } from "./gateway-setup.js";
-import { type LoadRequest, type LoadResult, loadTarget } from "./load.js";
+import { type LoadRequest, type LoadResult, loadTarget, medianOfRounds, type WatchedProcess } from "./load.js";
 import { readOptions } from "./options.js";
 import { installPeer, PEER_PACKAGE, peerChildSpec, peerRequest } from "./peer.js";
 import { ChildProcesses, freePort, memoryOf, type RunningChild } from "./processes.js";
@@ -90,7 +90,19 @@ async function sampled<T>(children: RunningChild[], work: () => Promise<T>): Pro
 
 function describeLoad(name: string, r: LoadResult): string {
   const bad = r.non2xx + r.errors > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : "";
-  return `  ${name.padEnd(22)} ${fixed(r.requestsPerSecond).padStart(7)} req/s  p50 ${fixed(r.latencyMs.p50)} ms  p99 ${fixed(r.latencyMs.p99)} ms${bad}`;
+  const cpu = (r.cpu ?? [])
+    .map((c) => `${c.name} ${fixed(c.msPerRequest * 1000)} us/req (${fixed(c.busyPercent)}%)`)
+    .join(", ");
+  return `  ${name.padEnd(22)} ${fixed(r.requestsPerSecond).padStart(7)} req/s  p50 ${fixed(r.latencyMs.p50)} ms  p99 ${fixed(r.latencyMs.p99)} ms${bad}${cpu ? `  cpu: ${cpu}` : ""}`;
+}
+
+/** The processes whose CPU a load reads: the target's server, the simulator and the load generator itself. */
+function watched(sim: RunningChild, server: RunningChild | null): WatchedProcess[] {
+  return [
+    ...(server ? [{ name: "server", pid: server.pid }] : []),
+    { name: "simulator", pid: sim.pid },
+    { name: "load generator", pid: process.pid },
+  ];
 }
 
 async function main() {
@@ -119,6 +131,7 @@ async function main() {
       connections: options.connections,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
+      rounds: options.rounds,
       firstEventRequests: options.firstEventRequests,
       model: MODEL,
       prompt: PROMPT,
@@ -142,7 +155,7 @@ async function main() {
 
   log(`media-gateway bench ${date}: ${results.machine.cpus} cpus, node ${process.version}`);
   log(
-    `  ${options.connections} connections, ${options.durationSeconds} s per load (+${options.warmupSeconds} s warm-up), ${options.firstEventRequests} streams for first event`,
+    `  ${options.connections} connections, ${options.rounds} rounds of ${options.durationSeconds} s per load (+${options.warmupSeconds} s warm-up), ${options.firstEventRequests} streams for first event`,
   );
   const profileFile = (phase: string) => path.join(runDir, `gateway-${phase}.cpuprofile`);
   const gatewayChildren: { id: TargetId; child: RunningChild }[] = [];
@@ -322,28 +335,41 @@ async function main() {
       }
     };
 
-    log("generateContent:");
-    for (const plan of measured) {
-      // --profile: a CPU profile of the SQLite gateway during its own load only.
-      const profiled = options.profile && plan.result.id === "gateway-sqlite" ? plan.child : null;
-      if (profiled) await profilerCommand(profiled.process, "profile-start");
-      await attempt(plan, "generateContent load", async () => {
-        plan.result.generate = await loadTarget(plan.request(false, PROMPT), settings);
-        log(describeLoad(plan.result.label, plan.result.generate));
-      });
-      if (profiled) await profilerCommand(profiled.process, "profile-stop", profileFile("generate"));
+    // Each phase runs in rounds: every target once per round, in turn, so that a slow or fast
+    // spell of a shared machine falls on all of them; figures are medians over the rounds.
+    const phases = [
+      { phase: "generate" as const, stream: false, title: "generateContent" },
+      ...(options.skip.has("stream")
+        ? []
+        : [{ phase: "stream" as const, stream: true, title: "streamGenerateContent (alt=sse)" }]),
+    ];
+    for (const { phase, stream, title } of phases) {
+      const rounds = new Map<Plan, LoadResult[]>();
+      for (let round = 1; round <= options.rounds; round++) {
+        log(`${title}, round ${round} of ${options.rounds}:`);
+        for (const plan of measured) {
+          // --profile: a CPU profile of the SQLite gateway during its own load of the last round.
+          const profiled =
+            options.profile && plan.result.id === "gateway-sqlite" && round === options.rounds ? plan.child : null;
+          if (profiled) await profilerCommand(profiled.process, "profile-start");
+          await attempt(plan, `${title} load`, async () => {
+            const r = {
+              ...(await loadTarget(plan.request(stream, PROMPT), settings, watched(sim, plan.child))),
+              round,
+            };
+            rounds.set(plan, [...(rounds.get(plan) ?? []), r]);
+            log(describeLoad(plan.result.label, r));
+          });
+          if (profiled) await profilerCommand(profiled.process, "profile-stop", profileFile(phase));
+        }
+      }
+      for (const [plan, list] of rounds) {
+        plan.result[phase] = medianOfRounds(list);
+        if (phase === "generate") plan.result.generateRounds = list;
+        else plan.result.streamRounds = list;
+      }
     }
     if (!options.skip.has("stream")) {
-      log("streamGenerateContent (alt=sse):");
-      for (const plan of measured) {
-        const profiled = options.profile && plan.result.id === "gateway-sqlite" ? plan.child : null;
-        if (profiled) await profilerCommand(profiled.process, "profile-start");
-        await attempt(plan, "streaming load", async () => {
-          plan.result.stream = await loadTarget(plan.request(true, PROMPT), settings);
-          log(describeLoad(plan.result.label, plan.result.stream));
-        });
-        if (profiled) await profilerCommand(profiled.process, "profile-stop", profileFile("stream"));
-      }
       log(`time to first event (${options.firstEventRequests} sequential streams, 2 chunks 200 ms apart):`);
       for (const plan of measured) {
         await attempt(plan, "first event", async () => {
@@ -370,7 +396,7 @@ async function main() {
       const directProblem = await preflight(direct, "json");
       if (directProblem) results.images.notes.push(`direct: ${directProblem}`);
       else {
-        results.images.direct = await sampled([sim], () => loadTarget(direct, settings));
+        results.images.direct = await sampled([sim], () => loadTarget(direct, settings, watched(sim, null)));
         log(describeLoad("direct (simulator)", results.images.direct));
       }
       for (const { id, child } of gatewayChildren) {
@@ -386,7 +412,7 @@ async function main() {
           log(`  ${child.name}: not measured: ${problem}`);
           continue;
         }
-        const r = await sampled([sim, child], () => loadTarget(request, settings));
+        const r = await sampled([sim, child], () => loadTarget(request, settings, watched(sim, child)));
         if (id === "gateway-sqlite") results.images.gateway = r;
         else results.images.gatewayPostgres = r;
         log(describeLoad(child.name, r));
