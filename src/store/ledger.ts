@@ -2,6 +2,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import { unixNow } from "../core/ids.js";
 import { GatewayError } from "../errors.js";
 import type { Store } from "./database.js";
+import { GroupCommit } from "./group-commit.js";
 import type { Database } from "./schema.js";
 import { netOfReference, SqliteLedger } from "./sqlite-ledger.js";
 
@@ -38,13 +39,18 @@ export type LedgerObserver = (movement: LedgerMovement) => void;
  * most once whatever retries, crashes or parallel workers do.
  */
 export class Ledger {
+  /** On SQLite: stand-alone operations of one event-loop turn share one commit. */
+  private readonly commits?: GroupCommit;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly lockRows: boolean,
     private readonly observer?: LedgerObserver,
     /** On SQLite: the stand-alone operations as synchronous transactions (the hot path). */
     private readonly sqlite?: SqliteLedger,
-  ) {}
+  ) {
+    if (sqlite) this.commits = new GroupCommit(sqlite.db, (fn) => this.exclusive(fn));
+  }
 
   /** The ledger of a store: on SQLite with its synchronous fast path. */
   static forStore(store: Store, observer?: LedgerObserver): Ledger {
@@ -62,6 +68,11 @@ export class Ledger {
    */
   private exclusive<T>(fn: () => T): Promise<T> {
     return this.db.connection().execute(async () => fn());
+  }
+
+  /** Runs a stand-alone SQLite operation in the next group commit. */
+  private committed<T>(operation: () => T): Promise<T> {
+    return (this.commits as GroupCommit).run(operation);
   }
 
   /** Movements written inside a transaction opened by `transaction`, told once it commits. */
@@ -139,7 +150,7 @@ export class Ledger {
     if (!Number.isSafeInteger(input.amount) || input.amount < 0) {
       throw new Error(`charge amount must be a non-negative integer, got ${input.amount}`);
     }
-    await this.exclusive(() => fast.charge({ ...input, note: input.note ?? "" }));
+    await this.committed(() => fast.charge({ ...input, note: input.note ?? "" }));
     if (input.amount !== 0) this.observer?.({ kind: "charge", amount: -input.amount });
   }
 
@@ -226,7 +237,7 @@ export class Ledger {
   async refund(reference: string, note = ""): Promise<LedgerOutcome> {
     const fast = this.sqlite;
     if (!fast) return this.transaction((trx) => this.refundIn(trx, reference, note));
-    const outcome = await this.exclusive(() => fast.refund(reference, note));
+    const outcome = await this.committed(() => fast.refund(reference, note));
     if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "refund", amount: outcome.amount });
     return outcome;
   }
@@ -262,7 +273,7 @@ export class Ledger {
     if (!Number.isSafeInteger(actualAmount) || actualAmount < 0) {
       throw new Error(`settled amount must be a non-negative integer, got ${actualAmount}`);
     }
-    const outcome = await this.exclusive(() => fast.settle(reference, actualAmount, note));
+    const outcome = await this.committed(() => fast.settle(reference, actualAmount, note));
     if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "settle", amount: outcome.amount });
     return outcome;
   }

@@ -49,7 +49,7 @@ export class SqliteLedger {
   readonly refund: (reference: string, note: string) => { applied: boolean; amount: number };
   readonly settle: (reference: string, actual: number, note: string) => { applied: boolean; amount: number };
 
-  constructor(db: SQLite.Database) {
+  constructor(readonly db: SQLite.Database) {
     this.chargeUser = db.prepare(
       "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota >= ?",
     );
