@@ -4,6 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -30,6 +31,14 @@ function pgTypes() {
 }
 
 const STATEMENT_CACHE_SIZE = 1000;
+/** How often the checkpoint thread copies the write-ahead log into the database file. */
+const CHECKPOINT_INTERVAL_MS = 100;
+/**
+ * Log size (pages of 4 KiB) at which the main connection checkpoints by itself: by then the
+ * checkpoint thread has copied nearly every page, so this only finishes the round (SQLite's own
+ * default is 1,000 pages, every one of them copied by the committing connection).
+ */
+const MAIN_CHECKPOINT_PAGES = 4000;
 
 /**
  * better-sqlite3 behind Kysely, with prepared statements kept per SQL text: Kysely prepares every
@@ -63,12 +72,21 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
+    // Checkpoints run on a thread of their own; the main connection only finishes them (see
+    // WalCheckpointer). An in-memory database has no write-ahead log.
+    const checkpointer = file === ":memory:" ? null : new WalCheckpointer(file, CHECKPOINT_INTERVAL_MS);
+    if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${MAIN_CHECKPOINT_PAGES}`);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqlite(sqlite) }) });
     return {
       db,
       dialect: "sqlite",
       sqlite,
-      close: () => db.destroy(),
+      close: async () => {
+        await checkpointer?.stop();
+        await db.destroy();
+        // Kysely closes the handle only if it ever ran a query; the store opened it either way.
+        if (sqlite.open) sqlite.close();
+      },
       ping: async () => {
         try {
           sqlite.prepare("select 1").get();
