@@ -20,7 +20,7 @@ import { RedisChangeBus } from "./events/redis-change-bus.js";
 import { ExpiredKeysSweeper } from "./idempotency/expired-keys-sweeper.js";
 import { IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import { RateLimits } from "./limits/rate-limits.js";
-import { loggerOptions } from "./logger.js";
+import { AccessLogController, loggerOptions } from "./logger.js";
 import { countTasksByState, createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
 import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
@@ -63,9 +63,12 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await prices.seedDefaults();
   const { hash: adminKeyHash, generated } = await resolveAdminKeyHash(store.db, config.adminKey);
 
-  const logger = pino(loggerOptions(config.logLevel), options.logStream ?? process.stdout);
+  // pino's own destination: lines are buffered while a write is under way and written to stdout
+  // asynchronously (flushed at exit), so a busy gateway pays one write for many lines.
+  const logger = pino(loggerOptions(config.logLevel), options.logStream ?? pino.destination({ dest: 1, sync: false }));
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
+    logController: new AccessLogController(),
     bodyLimit: config.bodyLimitBytes,
     // A hop count trusts that many proxies nearest to the gateway.
     trustProxy:
@@ -159,8 +162,9 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   ctx.addService(new ChannelProbe(channels, announceChannels, config.routing.probeIntervalMs, app.log));
 
   app.decorateRequest("principal", null);
-  app.addHook("onSend", async (request, reply) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("x-request-id", request.id);
+    done(null, payload);
   });
 
   installRequestMetrics(app, metrics);

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestGateway, type TestGateway } from "../support/gateway.js";
+
+interface LogLine {
+  level: number;
+  msg: string;
+  reqId?: string;
+  req?: { method: string; url: string; remoteAddress: string };
+  res?: { statusCode: number };
+  responseTime?: number;
+}
+
+const linesOf = (gw: TestGateway, requestId: string): LogLine[] =>
+  gw.logs.map((l) => JSON.parse(l) as LogLine).filter((l) => l.reqId === requestId);
+
+async function untilLogged(gw: TestGateway, requestId: string, msg: string): Promise<void> {
+  const end = Date.now() + 2000;
+  while (!linesOf(gw, requestId).some((l) => l.msg === msg)) {
+    if (Date.now() > end) throw new Error(`no "${msg}" line for ${requestId}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe("access log", () => {
+  let gw: TestGateway;
+  let debugGw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway("sqlite");
+    debugGw = await startTestGateway("sqlite", { logLevel: "debug" });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await debugGw?.close();
+  });
+
+  it("writes one line per request at info, when it is answered, with method, URL without the key, status and time", async () => {
+    const res = await fetch(`${gw.url}/v1beta/models/gemini-2.5-flash:generateContent?key=sk-not-a-real-key-123`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hi" }] }] }),
+    });
+    expect(res.status).toBe(401);
+    const id = res.headers.get("x-request-id") as string;
+    await untilLogged(gw, id, "request completed");
+    const lines = linesOf(gw, id);
+    expect(lines.map((l) => l.msg)).toEqual(["request completed"]);
+    const [line] = lines;
+    expect(line?.level).toBe(30);
+    expect(line?.req).toEqual({
+      method: "POST",
+      url: "/v1beta/models/gemini-2.5-flash:generateContent?key=[redacted]",
+      remoteAddress: "127.0.0.1",
+    });
+    expect(line?.res).toEqual({ statusCode: 401 });
+    expect(line?.responseTime).toBeGreaterThan(0);
+    expect(gw.logs.join("\n")).not.toContain("sk-not-a-real-key-123");
+  });
+
+  it("logs the arrival of a request too at debug", async () => {
+    const res = await fetch(`${debugGw.url}/audioa/fetch/task_unknown`);
+    expect(res.status).toBe(401);
+    const id = res.headers.get("x-request-id") as string;
+    await untilLogged(debugGw, id, "request completed");
+    const lines = linesOf(debugGw, id);
+    expect(lines.map((l) => l.msg)).toEqual(["incoming request", "request completed"]);
+    expect(lines[0]?.level).toBe(20);
+    expect(lines[0]?.req?.url).toBe("/audioa/fetch/task_unknown");
+  });
+});
