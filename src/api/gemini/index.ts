@@ -49,6 +49,7 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
   const { ctx } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   installSurface(app, "google");
+  const deps = contentRelayDeps(ctx, ctx.logger);
   app.addHook("onRequest", requireToken(ctx, "google"));
   // Whatever the content type says, the body must be JSON (Google's API reads it so too).
   app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
@@ -69,7 +70,6 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
       const { model, method } = splitTarget(request.params.target);
       const principal = principalOf(request);
       assertModelAllowed(principal, model);
-      const deps = contentRelayDeps(ctx, request.log);
       const call: ContentCall = {
         requestId: request.id,
         reference: billingReference(request),
@@ -78,7 +78,11 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
         body: request.body,
         signal: clientGone(reply),
       };
-      if ((method as Method) === "generateContent") return generateContentCall(deps, call);
+      if ((method as Method) === "generateContent") {
+        // The upstream's own JSON text goes to the client: parsed once for billing, never re-serialised.
+        const answer = await generateContentCall(deps, call);
+        return reply.type("application/json; charset=utf-8").send(answer.text);
+      }
       const format = request.query.alt === "sse" ? "sse" : "json-array";
       await streamContentCall(deps, call, clientStreamSink(request, reply, format));
       return reply;

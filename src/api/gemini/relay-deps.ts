@@ -8,7 +8,10 @@ import { generateContent, openContentStream } from "../../upstreams/gemini/conte
 
 const PROTOCOLS = ["gemini"] as const;
 
-/** Wires the content relay to the gateway's store, price book, ledger and Gemini adapter. */
+/**
+ * Wires the content relay to the gateway's store, price book, ledger and Gemini adapter. Built
+ * once per gateway: the relay's own log lines name the request they are about.
+ */
 export function contentRelayDeps(ctx: GatewayContext, log: FastifyBaseLogger): ContentRelayDeps<Channel> {
   return {
     quotaPerUnit: ctx.config.quotaPerUnit,

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ContentSink } from "../../core/content/ports.js";
+import type { ContentChunk, ContentSink } from "../../core/content/ports.js";
 import type { GatewayError } from "../../errors.js";
 import { errorBody } from "../surfaces.js";
 
@@ -23,46 +23,67 @@ function write(raw: ServerResponse, text: string): Promise<void> {
 }
 
 /**
+ * The JSON text of a chunk as it goes to the client: the upstream's own text, unless it spans
+ * several lines, which a server-sent event's single `data:` line cannot hold.
+ */
+function eventJson(chunk: ContentChunk, format: StreamFormat): string {
+  if (format === "sse" && (chunk.text.includes("\n") || chunk.text.includes("\r"))) return JSON.stringify(chunk.value);
+  return chunk.text;
+}
+
+/**
  * The client side of a streamed answer. The reply is taken over from Fastify on the first event,
  * so nothing buffers it: each chunk is written to the socket as soon as the upstream sent it.
  */
-export function clientStreamSink(request: FastifyRequest, reply: FastifyReply, format: StreamFormat): ContentSink {
-  const raw = reply.raw;
-  let started = false;
+class ClientStreamSink implements ContentSink {
+  private started = false;
 
-  const start = () => {
-    if (started) return;
-    started = true;
-    reply.hijack();
-    raw.writeHead(200, {
-      "content-type": format === "sse" ? "text/event-stream" : "application/json; charset=utf-8",
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly reply: FastifyReply,
+    private readonly format: StreamFormat,
+  ) {}
+
+  /** Takes the reply over and writes the head; true when this call wrote it (nothing was sent before). */
+  private start(): boolean {
+    if (this.started) return false;
+    this.started = true;
+    this.reply.hijack();
+    this.reply.raw.writeHead(200, {
+      "content-type": this.format === "sse" ? "text/event-stream" : "application/json; charset=utf-8",
       "cache-control": "no-cache",
       "x-accel-buffering": "no",
-      "x-request-id": request.id,
+      "x-request-id": this.request.id,
     });
-  };
+    return true;
+  }
 
-  const block = (json: string, first: boolean) =>
-    format === "sse" ? `data: ${json}\r\n\r\n` : `${first ? "[" : ",\r\n"}${json}`;
+  private block(json: string, first: boolean): string {
+    return this.format === "sse" ? `data: ${json}\r\n\r\n` : `${first ? "[" : ",\r\n"}${json}`;
+  }
 
-  return {
-    async event(chunk) {
-      const first = !started;
-      start();
-      await write(raw, block(JSON.stringify(chunk), first));
-    },
-    async fail(error: GatewayError) {
-      const first = !started;
-      start();
-      await write(raw, block(JSON.stringify(errorBody("google", error)), first));
-      if (!raw.destroyed) raw.end(format === "json-array" ? "]" : undefined);
-    },
-    async end() {
-      const first = !started;
-      start();
-      if (raw.destroyed) return;
-      if (format === "json-array") raw.end(first ? "[]" : "]");
-      else raw.end();
-    },
-  };
+  event(chunk: ContentChunk): Promise<void> {
+    const first = this.start();
+    return write(this.reply.raw, this.block(eventJson(chunk, this.format), first));
+  }
+
+  async fail(error: GatewayError): Promise<void> {
+    const first = this.start();
+    const raw = this.reply.raw;
+    await write(raw, this.block(JSON.stringify(errorBody("google", error)), first));
+    if (!raw.destroyed) raw.end(this.format === "json-array" ? "]" : undefined);
+  }
+
+  async end(): Promise<void> {
+    const first = this.start();
+    const raw = this.reply.raw;
+    if (raw.destroyed) return;
+    if (this.format === "json-array") raw.end(first ? "[]" : "]");
+    else raw.end();
+  }
+}
+
+/** The sink of one streamed answer to the client, in the format it asked for. */
+export function clientStreamSink(request: FastifyRequest, reply: FastifyReply, format: StreamFormat): ContentSink {
+  return new ClientStreamSink(request, reply, format);
 }

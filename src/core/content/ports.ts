@@ -12,15 +12,24 @@ export interface ContentChannel extends Selectable {
   settings: { timeoutMs?: number; firstByteTimeoutMs?: number };
 }
 
+/**
+ * One answer of the upstream, or one chunk of a streamed answer: parsed for billing, and the JSON
+ * text it arrived as, so that the client gets those bytes without a second serialisation.
+ */
+export interface ContentChunk {
+  value: unknown;
+  text: string;
+}
+
 /** An upstream stream whose first chunk has arrived. */
 export interface OpenedContentStream {
-  first: unknown;
-  rest: AsyncGenerator<unknown>;
+  first: ContentChunk;
+  rest: AsyncGenerator<ContentChunk>;
 }
 
 /** The upstream protocol, as an adapter implements it; failures are UpstreamErrors. */
 export interface ContentUpstream<C> {
-  generate(channel: C, upstreamModel: string, body: unknown, signal: AbortSignal): Promise<unknown>;
+  generate(channel: C, upstreamModel: string, body: unknown, signal: AbortSignal): Promise<ContentChunk>;
   openStream(channel: C, upstreamModel: string, body: unknown, signal: AbortSignal): Promise<OpenedContentStream>;
 }
 
@@ -75,6 +84,7 @@ export interface ContentRelayDeps<C extends ContentChannel> {
   };
   upstream: ContentUpstream<C>;
   logRequest(row: ContentLogRow): void;
+  /** The gateway's logger, shared by every call: each line names its request (`requestId`). */
   log: {
     info(obj: object, msg: string): void;
     warn(obj: object, msg: string): void;
@@ -86,7 +96,7 @@ export interface ContentRelayDeps<C extends ContentChannel> {
 /** Where a streamed answer goes: the client connection, in the format it asked for. */
 export interface ContentSink {
   /** Writes one chunk; resolves once the client can take more (backpressure). */
-  event(chunk: unknown): Promise<void>;
+  event(chunk: ContentChunk): Promise<void>;
   /** Writes a final error event and ends the answer. */
   fail(error: GatewayError): Promise<void>;
   /** Ends the answer normally. */

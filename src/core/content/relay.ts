@@ -4,7 +4,14 @@ import { withFailover } from "../failover.js";
 import { quotaForTokens, type TokenPrice, type TokenUsage } from "../pricing.js";
 import { UpstreamError } from "../upstream-error.js";
 import { chargeUsage } from "./estimate.js";
-import type { ContentCall, ContentChannel, ContentRelayDeps, ContentSink, OpenedContentStream } from "./ports.js";
+import type {
+  ContentCall,
+  ContentChannel,
+  ContentChunk,
+  ContentRelayDeps,
+  ContentSink,
+  OpenedContentStream,
+} from "./ports.js";
 import { settlementFor } from "./settlement.js";
 import { toContentError } from "./upstream-failure.js";
 import { ContentAccount } from "./usage.js";
@@ -132,7 +139,10 @@ async function finish<C extends ContentChannel>(
       }
     }
   } catch (err) {
-    deps.log.error({ err, reference: call.reference }, "content charge could not be settled; it stays at the estimate");
+    deps.log.error(
+      { requestId: call.requestId, err, reference: call.reference },
+      "content charge could not be settled; it stays at the estimate",
+    );
   }
   logRow(deps, call, plan.startedAt, {
     channelId: outcome.channel ? outcome.channel.id : null,
@@ -172,7 +182,7 @@ function failedCall(call: ContentCall, err: unknown, outcome: Outcome<unknown>):
 export async function generateContentCall<C extends ContentChannel>(
   deps: ContentRelayDeps<C>,
   call: ContentCall,
-): Promise<unknown> {
+): Promise<ContentChunk> {
   const plan = await begin(deps, call);
   const outcome: Outcome<C> = { channel: null, account: new ContentAccount(), status: 200, error: null };
   try {
@@ -192,7 +202,7 @@ export async function generateContentCall<C extends ContentChannel>(
       reporter(deps, call),
     );
     outcome.channel = channel;
-    outcome.account.observe(result);
+    outcome.account.observe(result.value);
     return result;
   } catch (err) {
     throw failedCall(call, err, outcome);
@@ -216,9 +226,10 @@ export async function streamContentCall<C extends ContentChannel>(
 ): Promise<void> {
   const plan = await begin(deps, call);
   const outcome: Outcome<C> = { channel: null, account: new ContentAccount(), status: 200, error: null };
-  let releaseSlot = () => {};
+  let releaseSlot: (() => void) | null = null;
   // The answer is ended only once the call is settled: a client that sees the end sees its balance.
-  let ending: (() => Promise<void>) | null = null;
+  // "end": a clean end; an error: an error event, then the end; null: nothing more to write.
+  let ending: "end" | GatewayError | null = null;
   try {
     let opened: { result: OpenedContentStream & { release: () => void }; channel: C };
     try {
@@ -230,7 +241,7 @@ export async function streamContentCall<C extends ContentChannel>(
           const release = await deps.channels.acquire(ch);
           try {
             const stream = await deps.upstream.openStream(ch, upstreamModelFor(ch, call.model), call.body, call.signal);
-            return { ...stream, release };
+            return { first: stream.first, rest: stream.rest, release };
           } catch (err) {
             release();
             throw unlessClientLeft(call, err);
@@ -245,10 +256,10 @@ export async function streamContentCall<C extends ContentChannel>(
     outcome.channel = opened.channel;
     const { first, rest } = opened.result;
     try {
-      outcome.account.observe(first);
+      outcome.account.observe(first.value);
       await sink.event(first);
       for await (const chunk of rest) {
-        outcome.account.observe(chunk);
+        outcome.account.observe(chunk.value);
         await sink.event(chunk);
       }
       if (call.signal.aborted) {
@@ -258,7 +269,7 @@ export async function streamContentCall<C extends ContentChannel>(
         // A stream that stops without its final chunk is cut, however cleanly it closed.
         throw new UpstreamError("retryable", "The upstream ended the stream before the answer was complete.");
       } else {
-        ending = () => sink.end();
+        ending = "end";
       }
     } catch (err) {
       if (call.signal.aborted) {
@@ -269,13 +280,14 @@ export async function streamContentCall<C extends ContentChannel>(
         outcome.status = error.status;
         outcome.error = error.message;
         deps.log.warn({ requestId: call.requestId, err }, "content stream failed after its first event");
-        ending = () => sink.fail(error);
+        ending = error;
       }
       await rest.return(undefined);
     }
   } finally {
-    releaseSlot();
+    releaseSlot?.();
     await finish(deps, call, plan, outcome);
-    if (ending) await ending();
+    if (ending === "end") await sink.end();
+    else if (ending) await sink.fail(ending);
   }
 }

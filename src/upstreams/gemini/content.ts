@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import type { ContentChunk } from "../../core/content/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
 import { callUpstream, networkError, safeUrl } from "../http.js";
 import { geminiError, geminiStreamError } from "./errors.js";
@@ -13,8 +14,8 @@ export interface GeminiContentChannel {
 
 /** An opened upstream stream: its first chunk already read, the rest as they arrive. */
 export interface ContentStream {
-  first: unknown;
-  rest: AsyncGenerator<unknown>;
+  first: ContentChunk;
+  rest: AsyncGenerator<ContentChunk>;
 }
 
 const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
@@ -56,7 +57,7 @@ async function readText(res: Dispatcher.ResponseData, url: string): Promise<stri
   return Buffer.concat(chunks).toString("utf8");
 }
 
-function parseChunk(text: string, url: string, key: string): unknown {
+function parseChunk(text: string, url: string, key: string): ContentChunk {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -65,7 +66,7 @@ function parseChunk(text: string, url: string, key: string): unknown {
   }
   const error = (parsed as { error?: unknown })?.error;
   if (error && typeof error === "object") throw geminiStreamError(error, key);
-  return parsed;
+  return { value: parsed, text };
 }
 
 /** Calls `:generateContent` and returns the answer; failures come back as classified UpstreamErrors. */
@@ -74,7 +75,7 @@ export async function generateContent(
   upstreamModel: string,
   body: unknown,
   signal: AbortSignal,
-): Promise<unknown> {
+): Promise<ContentChunk> {
   const url = contentUrl(channel.baseUrl, upstreamModel, false);
   const res = await send(channel, url, body, signal);
   const text = await readText(res, url);
@@ -82,7 +83,7 @@ export async function generateContent(
   return parseChunk(text, url, channel.key);
 }
 
-async function* chunksOf(res: Dispatcher.ResponseData, url: string, key: string): AsyncGenerator<unknown> {
+async function* chunksOf(res: Dispatcher.ResponseData, url: string, key: string): AsyncGenerator<ContentChunk> {
   const type = String(res.headers["content-type"] ?? "");
   try {
     if (type.includes("application/json")) {
