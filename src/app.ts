@@ -14,6 +14,7 @@ import { Authenticator } from "./auth/authenticator.js";
 import type { Config } from "./config.js";
 import { applyConfiguredCatalog } from "./config-file.js";
 import type { BackgroundService, GatewayContext } from "./context.js";
+import { newRequestId } from "./core/ids.js";
 import { GatewayError } from "./errors.js";
 import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
 import { RedisChangeBus } from "./events/redis-change-bus.js";
@@ -80,7 +81,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
         : config.trustProxy,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : newRequestId();
     },
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     return503OnClosing: true,

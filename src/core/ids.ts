@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { v7 as uuidV7 } from "uuid";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -31,8 +32,14 @@ export function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+/**
+ * A request id: a UUID whose leading bits are the time (version 7), so that ids made one after
+ * another sort one after another. Ledger references are built from them, and the ledger's index
+ * on references then grows at its end instead of at random places: fewer pages written per
+ * commit than with random ids.
+ */
 export function newRequestId(): string {
-  return randomUUID();
+  return uuidV7();
 }
 
 export function unixNow(): number {

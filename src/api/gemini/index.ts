@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
 import type { GatewayContext } from "../../context.js";
 import type { ContentCall } from "../../core/content/ports.js";
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
+import { newRequestId } from "../../core/ids.js";
 import { GatewayError } from "../../errors.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installSurface } from "../surfaces.js";
@@ -32,7 +32,7 @@ async function knownMethod(request: FastifyRequest) {
 /** The ledger reference of a call: the request id, unless the client chose that id itself. */
 function billingReference(request: FastifyRequest): string {
   const chosenByClient = request.headers["x-request-id"] === request.id;
-  return `content:${chosenByClient ? randomUUID() : request.id}`;
+  return `content:${chosenByClient ? newRequestId() : request.id}`;
 }
 
 /** An AbortSignal that fires when the client goes away before the answer is complete. */

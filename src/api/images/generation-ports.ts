@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import type { GatewayContext } from "../../context.js";
 import { orderChannels } from "../../core/channel-selection.js";
+import { newRequestId } from "../../core/ids.js";
 import type { GeneratedImage, GenerateImagesDeps } from "../../core/images/generate-images.js";
 import { GatewayError } from "../../errors.js";
 import { countUpstreamCall } from "../../metrics/index.js";
@@ -92,7 +92,7 @@ export function imagePorts(
       void ctx.health.report(channel, error);
     },
     record,
-    newReference: () => (request.generatedId ? `image:${request.id}` : `image:${randomUUID()}`),
+    newReference: () => (request.generatedId ? `image:${request.id}` : `image:${newRequestId()}`),
     nowSeconds: () => Math.floor(Date.now() / 1000),
   };
 }
