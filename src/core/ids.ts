@@ -1,5 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
-import { v7 as uuidV7 } from "uuid";
+import { createHash, randomBytes, randomFillSync } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -32,14 +31,44 @@ export function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/** Random bytes drawn from the system in blocks: one call to the system for many ids. */
+const entropy = { pool: Buffer.alloc(4096), used: 4096 };
+function randomByte(): number {
+  if (entropy.used === entropy.pool.length) {
+    randomFillSync(entropy.pool);
+    entropy.used = 0;
+  }
+  return entropy.pool[entropy.used++] as number;
+}
+
+/** The time and counter of the last id made (RFC 9562, 6.2 method 1: a 12-bit counter per millisecond). */
+const clock = { ms: 0, counter: 0 };
+
 /**
- * A request id: a UUID whose leading bits are the time (version 7), so that ids made one after
- * another sort one after another. Ledger references are built from them, and the ledger's index
- * on references then grows at its end instead of at random places: fewer pages written per
- * commit than with random ids.
+ * A request id: a UUID of version 7 (RFC 9562), whose leading 48 bits are the Unix time in
+ * milliseconds and the next 12 a counter within the millisecond, so that ids made one after
+ * another sort one after another; 62 random bits follow. Ledger references are built from them,
+ * and the ledger's index on references then grows at its end instead of at random places: fewer
+ * pages written per commit than with random ids.
  */
 export function newRequestId(): string {
-  return uuidV7();
+  const now = Date.now();
+  if (now > clock.ms) {
+    clock.ms = now;
+    // A random start within the lower half leaves room to count up within the millisecond.
+    clock.counter = ((randomByte() << 8) | randomByte()) & 0x7ff;
+  } else if (++clock.counter > 0xfff) {
+    // More than the counter holds in one millisecond: borrow the next millisecond.
+    clock.ms += 1;
+    clock.counter = 0;
+  }
+  const { ms, counter } = clock;
+  const time = ms.toString(16).padStart(12, "0");
+  let tail = HEX[0x80 | (randomByte() & 0x3f)] as string;
+  for (let i = 0; i < 7; i++) tail += HEX[randomByte()];
+  return `${time.slice(0, 8)}-${time.slice(8)}-${HEX[0x70 | (counter >> 8)]}${HEX[counter & 0xff]}-${tail.slice(0, 4)}-${tail.slice(4)}`;
 }
 
 export function unixNow(): number {
