@@ -31,7 +31,7 @@ import { openStore } from "./store/database.js";
 import { Ledger } from "./store/ledger.js";
 import { migrateToLatest } from "./store/migrate.js";
 import { PriceBook } from "./store/prices.js";
-import { RequestLogWriter } from "./store/request-logs.js";
+import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
 import { Tokens } from "./store/tokens.js";
 import { Users } from "./store/users.js";
 import { registerWebhookServices } from "./webhooks/index.js";
@@ -142,7 +142,9 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     health: new ChannelHealth(channels, () => announceChannels(), config.routing.disableAfterFailures, app.log),
     slots: new ChannelSlots(),
     idempotency: new IdempotencyKeys(store.db),
-    requestLogs: new RequestLogWriter(store.db, (err) => app.log.warn({ err }, "request log rows dropped")),
+    requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
+      app.log.warn({ err }, "request log rows dropped"),
+    ),
     adminKeyHash,
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
     publicBaseUrl: () => (config.publicBaseUrl ?? listenUrl).replace(/\/+$/, ""),

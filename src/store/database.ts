@@ -3,6 +3,7 @@ import path from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from "kysely";
 import pg from "pg";
+import { GroupCommit } from "./group-commit.js";
 import type { Database } from "./schema.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 
@@ -14,6 +15,11 @@ export interface Store {
   close(): Promise<void>;
   /** The SQLite handle itself (SQLite only), for the ledger's synchronous fast path. */
   sqlite?: SQLite.Database;
+  /**
+   * SQLite only: stand-alone writes (ledger operations, request-log rows) asked for in one turn
+   * of the event loop share one transaction (see GroupCommit).
+   */
+  commits?: GroupCommit;
   /** True when the store answers a trivial query. */
   ping(): Promise<boolean>;
 }
@@ -77,10 +83,14 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
     const checkpointer = file === ":memory:" ? null : new WalCheckpointer(file, CHECKPOINT_INTERVAL_MS);
     if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${MAIN_CHECKPOINT_PAGES}`);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingSqlite(sqlite) }) });
+    // A batch runs while it holds the store's only connection, so that no transaction of the
+    // query builder is open around it.
+    const commits = new GroupCommit(sqlite, (fn) => db.connection().execute(async () => fn()));
     return {
       db,
       dialect: "sqlite",
       sqlite,
+      commits,
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();

@@ -2,7 +2,7 @@ import { type Kysely, sql, type Transaction } from "kysely";
 import { unixNow } from "../core/ids.js";
 import { GatewayError } from "../errors.js";
 import type { Store } from "./database.js";
-import { GroupCommit } from "./group-commit.js";
+import type { GroupCommit } from "./group-commit.js";
 import type { Database } from "./schema.js";
 import { netOfReference, SqliteLedger } from "./sqlite-ledger.js";
 
@@ -39,40 +39,32 @@ export type LedgerObserver = (movement: LedgerMovement) => void;
  * most once whatever retries, crashes or parallel workers do.
  */
 export class Ledger {
-  /** On SQLite: stand-alone operations of one event-loop turn share one commit. */
-  private readonly commits?: GroupCommit;
-
   constructor(
     private readonly db: Kysely<Database>,
     private readonly lockRows: boolean,
     private readonly observer?: LedgerObserver,
-    /** On SQLite: the stand-alone operations as synchronous transactions (the hot path). */
-    private readonly sqlite?: SqliteLedger,
-  ) {
-    if (sqlite) this.commits = new GroupCommit(sqlite.db, (fn) => this.exclusive(fn));
-  }
+    /**
+     * On SQLite: the stand-alone operations as synchronous transactions (the hot path), run in
+     * the store's group commits.
+     */
+    private readonly fastPath?: { ledger: SqliteLedger; commits: GroupCommit },
+  ) {}
 
   /** The ledger of a store: on SQLite with its synchronous fast path. */
   static forStore(store: Store, observer?: LedgerObserver): Ledger {
-    return new Ledger(
-      store.db,
-      store.dialect === "postgres",
-      observer,
-      store.sqlite ? new SqliteLedger(store.sqlite) : undefined,
-    );
+    const fastPath =
+      store.sqlite && store.commits ? { ledger: new SqliteLedger(store.sqlite), commits: store.commits } : undefined;
+    return new Ledger(store.db, store.dialect === "postgres", observer, fastPath);
   }
 
-  /**
-   * Runs a synchronous SQLite operation while holding the store's only connection, so that no
-   * transaction of the query builder is open around it.
-   */
-  private exclusive<T>(fn: () => T): Promise<T> {
-    return this.db.connection().execute(async () => fn());
+  /** The SQLite operations, or null where the query builder does the work (PostgreSQL). */
+  private get sqlite(): SqliteLedger | null {
+    return this.fastPath?.ledger ?? null;
   }
 
-  /** Runs a stand-alone SQLite operation in the next group commit. */
+  /** Runs a stand-alone SQLite operation in the store's next group commit. */
   private committed<T>(operation: () => T): Promise<T> {
-    return (this.commits as GroupCommit).run(operation);
+    return (this.fastPath as { commits: GroupCommit }).commits.run(operation);
   }
 
   /** Movements written inside a transaction opened by `transaction`, told once it commits. */

@@ -1,8 +1,90 @@
+import type SQLite from "better-sqlite3";
 import type { Insertable, Kysely } from "kysely";
 import type { BackgroundService } from "../background-service.js";
+import type { Store } from "./database.js";
+import type { GroupCommit } from "./group-commit.js";
 import type { Database, RequestLogsTable } from "./schema.js";
 
 export type RequestLogEntry = Insertable<RequestLogsTable>;
+
+/** Writes a batch of rows to the store; resolves once they are committed. */
+export type RequestLogInsert = (rows: RequestLogEntry[]) => Promise<void>;
+
+/** Rows of one multi-row insert through the query builder: one statement text, prepared once. */
+const ROWS_PER_STATEMENT = 100;
+
+const COLUMNS = [
+  "created_at",
+  "request_id",
+  "user_id",
+  "token_id",
+  "channel_id",
+  "surface",
+  "model",
+  "prompt_tokens",
+  "completion_tokens",
+  "cached_tokens",
+  "quota",
+  "latency_ms",
+  "status",
+  "error",
+] as const;
+
+/** One prepared single-row insert per row, in the store's next group commit. */
+function sqliteInsert(sqlite: SQLite.Database, commits: GroupCommit): RequestLogInsert {
+  let insertAll: ((rows: RequestLogEntry[]) => void) | null = null;
+  const prepare = () => {
+    const insert = sqlite.prepare(
+      `insert into request_logs (${COLUMNS.join(", ")}) values (${COLUMNS.map(() => "?").join(", ")})`,
+    );
+    return sqlite.transaction((rows: RequestLogEntry[]) => {
+      for (const r of rows) {
+        insert.run(
+          r.created_at,
+          r.request_id,
+          r.user_id ?? null,
+          r.token_id ?? null,
+          r.channel_id ?? null,
+          r.surface,
+          r.model,
+          r.prompt_tokens,
+          r.completion_tokens,
+          r.cached_tokens,
+          r.quota,
+          r.latency_ms,
+          r.status,
+          r.error ?? null,
+        );
+      }
+    });
+  };
+  return (rows) =>
+    commits.run(() => {
+      insertAll ??= prepare();
+      insertAll(rows);
+    });
+}
+
+/** Multi-row inserts of at most ROWS_PER_STATEMENT rows through the query builder. */
+function builderInsert(db: Kysely<Database>): RequestLogInsert {
+  return async (rows) => {
+    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+      await db
+        .insertInto("request_logs")
+        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+        .execute();
+    }
+  };
+}
+
+/**
+ * How request-log rows reach a store. On SQLite a prepared single-row insert per row joins the
+ * next group commit: a multi-row insert of a few hundred rows is a new statement text almost every
+ * time, compiled and prepared again, and held the event loop for milliseconds.
+ */
+export function requestLogInsert(store: Store): RequestLogInsert {
+  return store.sqlite && store.commits ? sqliteInsert(store.sqlite, store.commits) : builderInsert(store.db);
+}
 
 /**
  * Writes request-log rows off the hot path: `log()` only queues; a timer flushes the queue in
@@ -16,7 +98,7 @@ export class RequestLogWriter implements BackgroundService {
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly insert: RequestLogInsert,
     private readonly onError: (err: unknown) => void,
     private readonly options: { intervalMs: number; maxBatch: number; maxQueue: number } = {
       intervalMs: 200,
@@ -43,7 +125,7 @@ export class RequestLogWriter implements BackgroundService {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.options.maxBatch);
         try {
-          await this.db.insertInto("request_logs").values(batch).execute();
+          await this.insert(batch);
         } catch (err) {
           this.onError(err);
         }
