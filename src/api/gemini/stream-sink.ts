@@ -37,6 +37,7 @@ function eventJson(chunk: ContentChunk, format: StreamFormat): string {
  */
 class ClientStreamSink implements ContentSink {
   private started = false;
+  private corked = false;
 
   constructor(
     private readonly request: FastifyRequest,
@@ -64,7 +65,23 @@ class ClientStreamSink implements ContentSink {
 
   event(chunk: ContentChunk): Promise<void> {
     const first = this.start();
+    this.gather();
     return write(this.reply.raw, this.block(eventJson(chunk, this.format), first));
+  }
+
+  /**
+   * Events written in one turn of the event loop (the upstream often sends several in one
+   * packet) leave in one socket write at the end of that turn: not later, so nothing is held back.
+   */
+  private gather(): void {
+    const raw = this.reply.raw;
+    if (this.corked || raw.destroyed) return;
+    this.corked = true;
+    raw.cork();
+    setImmediate(() => {
+      this.corked = false;
+      raw.uncork();
+    });
   }
 
   async fail(error: GatewayError): Promise<void> {
