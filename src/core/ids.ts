@@ -43,8 +43,17 @@ function randomByte(): number {
   return entropy.pool[entropy.used++] as number;
 }
 
-/** The time and counter of the last id made (RFC 9562, 6.2 method 1: a 12-bit counter per millisecond). */
-const clock = { ms: 0, counter: 0 };
+/**
+ * The time and counter of the last id made (RFC 9562, 6.2 method 1: a 12-bit counter per
+ * millisecond), and the id's first two groups, which only change with the time.
+ */
+const clock = { ms: 0, counter: 0, prefix: "" };
+
+function setClock(ms: number): void {
+  const time = ms.toString(16).padStart(12, "0");
+  clock.ms = ms;
+  clock.prefix = `${time.slice(0, 8)}-${time.slice(8)}-`;
+}
 
 /**
  * A request id: a UUID of version 7 (RFC 9562), whose leading 48 bits are the Unix time in
@@ -56,19 +65,19 @@ const clock = { ms: 0, counter: 0 };
 export function newRequestId(): string {
   const now = Date.now();
   if (now > clock.ms) {
-    clock.ms = now;
+    setClock(now);
     // A random start within the lower half leaves room to count up within the millisecond.
     clock.counter = ((randomByte() << 8) | randomByte()) & 0x7ff;
   } else if (++clock.counter > 0xfff) {
     // More than the counter holds in one millisecond: borrow the next millisecond.
-    clock.ms += 1;
+    setClock(clock.ms + 1);
     clock.counter = 0;
   }
-  const { ms, counter } = clock;
-  const time = ms.toString(16).padStart(12, "0");
-  let tail = HEX[0x80 | (randomByte() & 0x3f)] as string;
-  for (let i = 0; i < 7; i++) tail += HEX[randomByte()];
-  return `${time.slice(0, 8)}-${time.slice(8)}-${HEX[0x70 | (counter >> 8)]}${HEX[counter & 0xff]}-${tail.slice(0, 4)}-${tail.slice(4)}`;
+  const counter = clock.counter;
+  const variant = HEX[0x80 | (randomByte() & 0x3f)] as string;
+  let node = "";
+  for (let i = 0; i < 6; i++) node += HEX[randomByte()];
+  return `${clock.prefix}${HEX[0x70 | (counter >> 8)]}${HEX[counter & 0xff]}-${variant}${HEX[randomByte()]}-${node}`;
 }
 
 export function unixNow(): number {

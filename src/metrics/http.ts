@@ -7,7 +7,7 @@ import type { GatewayMetrics } from "./registry.js";
  * label `(unmatched)`.
  */
 export function installRequestMetrics(app: FastifyInstance, metrics: GatewayMetrics): void {
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? "(unmatched)",
@@ -15,5 +15,6 @@ export function installRequestMetrics(app: FastifyInstance, metrics: GatewayMetr
     };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 }
