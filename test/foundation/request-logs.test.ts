@@ -2,6 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 
+/** A row with every column set. */
+const FULL_ROW = {
+  user_id: 7,
+  token_id: 8,
+  channel_id: 9,
+  surface: "images",
+  model: "image-model",
+  prompt_tokens: 11,
+  completion_tokens: 12,
+  cached_tokens: 3,
+  quota: 1234,
+  latency_ms: 56,
+  status: 502,
+  error: "upstream failed",
+};
+
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`request log [${kind}]`, () => {
     let gw: TestGateway;
@@ -30,22 +46,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
                 latency_ms: 0,
                 status: 200,
               }
-            : {
-                created_at: now,
-                request_id: `batch-${i}`,
-                user_id: 7,
-                token_id: 8,
-                channel_id: 9,
-                surface: "images",
-                model: "image-model",
-                prompt_tokens: 11,
-                completion_tokens: 12,
-                cached_tokens: 3,
-                quota: 1234,
-                latency_ms: 56,
-                status: 502,
-                error: "upstream failed",
-              },
+            : { created_at: now, request_id: `batch-${i}`, ...FULL_ROW },
         );
       }
       await logs.flush();
@@ -66,19 +67,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         status: 200,
       });
       const full = rows.find((r) => r.request_id === "batch-1");
-      expect({ ...full, id: undefined }).toMatchObject({
-        user_id: 7,
-        token_id: 8,
-        channel_id: 9,
-        surface: "images",
-        prompt_tokens: 11,
-        completion_tokens: 12,
-        cached_tokens: 3,
-        quota: 1234,
-        latency_ms: 56,
-        status: 502,
-        error: "upstream failed",
-      });
+      expect(full).toMatchObject(FULL_ROW);
     });
   });
 }
