@@ -5,6 +5,7 @@ import type { Store } from "./database.js";
 import type { GroupCommit } from "./group-commit.js";
 import type { Database } from "./schema.js";
 import { netOfReference, SqliteLedger } from "./sqlite-ledger.js";
+import { topUpLedgerReference } from "./top-up-reference.js";
 
 export type LedgerKind = "charge" | "refund" | "settle" | "topup" | "adjust";
 export type Executor = Kysely<Database> | Transaction<Database>;
@@ -270,7 +271,7 @@ export class Ledger {
     return outcome;
   }
 
-  /** Adds quota to a user (operator top-up). Idempotent by reference. */
+  /** Adds quota to a user (operator top-up). Idempotent by reference, per user. */
   async topUp(userId: number, amount: number, reference: string, note = ""): Promise<LedgerOutcome> {
     if (!Number.isSafeInteger(amount) || amount <= 0) {
       throw new GatewayError("GW_ERR_VALIDATION", "amount must be a positive integer", { param: "amount" });
@@ -281,7 +282,7 @@ export class Ledger {
         token_id: null,
         kind: "topup",
         amount,
-        reference,
+        reference: topUpLedgerReference(userId, reference),
         note,
       });
       if (!applied) return { applied: false, amount: 0 };

@@ -14,6 +14,8 @@ export interface UsersTable {
   status: string;
   webhook_url: string | null;
   webhook_secret: string | null;
+  /** Tasks of the user not yet SUCCESS or FAILURE, kept with every insert and terminal move. */
+  tasks_unfinished: Generated<number>;
   created_at: number;
   updated_at: number;
 }
@@ -160,8 +162,14 @@ export interface IdempotencyKeysTable {
   status: string;
   response_status: number | null;
   response_body: Json | null;
-  /** Unix milliseconds: a request still running past this is taken as abandoned. */
+  /** Unix milliseconds: the running request's lease; renewed while it runs, taken over after. */
   locked_until: number;
+  /** The instance whose request holds the lease. */
+  owner: string | null;
+  /** The first request's id: every attempt of this key derives its charge reference from it. */
+  run_id: string | null;
+  /** How many requests have run this key (a takeover after a dead owner adds one). */
+  attempts: Generated<number>;
   created_at: number;
   /** Unix seconds: the remembered answer is forgotten then. */
   expires_at: number;

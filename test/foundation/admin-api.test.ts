@@ -112,6 +112,23 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       ]);
     });
 
+    it("keeps top-up references per user: another user's equal reference is applied, a repeat is not", async () => {
+      const a = await gw.createUser({ quota: 10 });
+      const b = await gw.createUser({ quota: 10 });
+      const first = await gw.admin("POST", `/users/${a.userId}/topup`, { amount: 50, reference: "pay-shared-1" });
+      const other = await gw.admin("POST", `/users/${b.userId}/topup`, { amount: 70, reference: "pay-shared-1" });
+      const repeat = await gw.admin("POST", `/users/${b.userId}/topup`, { amount: 70, reference: "pay-shared-1" });
+      expect(first.body.data).toMatchObject({ applied: true, reference: "pay-shared-1", quota: 60 });
+      expect(other.body.data).toMatchObject({ applied: true, reference: "pay-shared-1", quota: 80 });
+      expect(repeat.body.data).toMatchObject({ applied: false, reference: "pay-shared-1", quota: 80 });
+      expect(await gw.balance(a.userId)).toBe(60);
+      expect(await gw.balance(b.userId)).toBe(80);
+      // The ledger lists the reference as the operator gave it.
+      const rows = (await gw.admin("GET", `/users/${b.userId}/ledger`)).body.data;
+      expect(rows.filter((r: { reference: string }) => r.reference === "pay-shared-1")).toHaveLength(1);
+      expect(await gw.gateway.ctx.ledger.ledgerSum(b.userId)).toBe(80);
+    });
+
     it("edits prices and group ratios at run time", async () => {
       const put = await gw.admin("PUT", "/prices", { kind: "image", name: "image-model", price: 0.5 });
       expect(put.status).toBe(200);

@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { invalidIpEntry } from "../../auth/authenticator.js";
 import type { GatewayContext } from "../../context.js";
 import { GatewayError } from "../../errors.js";
+import { shownReference } from "../../store/top-up-reference.js";
 import { newWebhookSecret } from "../../webhooks/signature.js";
 import { assertWebhookTarget } from "../../webhooks/target.js";
 import {
@@ -110,7 +111,7 @@ export async function userAdminRoutes(base: FastifyInstance, opts: { ctx: Gatewa
         token_id: r.token_id === null ? null : Number(r.token_id),
         kind: r.kind,
         amount: Number(r.amount),
-        reference: r.reference,
+        reference: shownReference(r),
         note: r.note,
         created_at: Number(r.created_at),
       })),
