@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Clip } from "../core/tasks/clips.js";
 import { POLLED_STATUSES, type TaskStatus } from "../core/tasks/states.js";
+import { GatewayError } from "../errors.js";
 import { queueTaskEndedWebhook } from "../webhooks/outbox.js";
 import type { Ledger } from "./ledger.js";
 import type { Database, TasksTable } from "./schema.js";
@@ -34,6 +35,8 @@ export interface NewTask {
   callbackUrl?: string | null;
   /** Until then the task belongs to its sender; after it the sweeper may fail it (ms). */
   sendDeadlineMs: number;
+  /** Most unfinished tasks the user may have, this one included; 0 = no limit. */
+  unfinishedLimit?: number;
 }
 
 /** Changes written together with a status move. */
@@ -69,9 +72,27 @@ export class TaskStore {
     this.tdb = db as unknown as Kysely<TaskDb>;
   }
 
-  /** Charges the caller and inserts the task as NOT_START, in one transaction. */
+  /**
+   * Charges the caller and inserts the task as NOT_START, in one transaction. The user's count of
+   * unfinished tasks goes up in the same transaction by one conditional update of the user's row
+   * (refused at `unfinishedLimit`), so parallel submits can never pass the limit together.
+   */
   async insertCharged(task: NewTask): Promise<TaskRow> {
     return this.ledger.transaction(async (trx) => {
+      const limit = task.unfinishedLimit ?? 0;
+      let counted = trx
+        .updateTable("users")
+        .set({ tasks_unfinished: sql`tasks_unfinished + 1` })
+        .where("id", "=", task.userId);
+      if (limit > 0) counted = counted.where("tasks_unfinished", "<", limit);
+      const counter = await counted.executeTakeFirst();
+      if (Number(counter.numUpdatedRows) !== 1) {
+        throw new GatewayError(
+          "GW_ERR_RATE_LIMITED",
+          `You have ${limit} unfinished tasks, the most allowed at once; submit again when one has ended.`,
+          { headers: { "retry-after": "5" } },
+        );
+      }
       await this.ledger.chargeIn(trx, {
         userId: task.userId,
         tokenId: task.tokenId,
@@ -171,6 +192,7 @@ export class TaskStore {
         .returning(["task_id", "user_id", "callback_url"])
         .executeTakeFirst();
       if (!row) return false;
+      await this.countFinished(trx, Number(row.user_id));
       await this.ledger.refundIn(trx, taskReference(row.task_id), reason.slice(0, 200));
       await queueTaskEndedWebhook(trx, {
         taskId: row.task_id,
@@ -211,6 +233,7 @@ export class TaskStore {
         .returning(["callback_url"])
         .executeTakeFirst();
       if (!res) return false;
+      await this.countFinished(trx, Number(task.user_id));
       await this.indexClips(trx, task, clips, model, now);
       await queueTaskEndedWebhook(trx, {
         taskId: task.task_id,
@@ -220,6 +243,16 @@ export class TaskStore {
       });
       return true;
     });
+  }
+
+  /** One unfinished task fewer for the user: in the transaction of the task's terminal move. */
+  private async countFinished(trx: Transaction<Database>, userId: number): Promise<void> {
+    await trx
+      .updateTable("users")
+      .set({ tasks_unfinished: sql`tasks_unfinished - 1` })
+      .where("id", "=", userId)
+      .where("tasks_unfinished", ">", 0)
+      .execute();
   }
 
   private async indexClips(trx: Transaction<Database>, task: TaskRow, clips: Clip[], model: string, now: number) {

@@ -60,30 +60,6 @@ function propertiesJson(family: TaskFamily, action: string, body: TaskBody, orig
 }
 
 /**
- * Refuses a submit while the user already has `limits.tasksInFlightPerUser` unfinished tasks.
- * Counted in the store, so it holds across instances; two submits racing at the very limit may
- * both pass (a limit of load, not of money: each task is charged on its own).
- */
-async function assertTasksInFlightAllowed(ctx: GatewayContext, userId: number): Promise<void> {
-  const limit = ctx.config.limits.tasksInFlightPerUser;
-  if (limit <= 0) return;
-  const row = await ctx.store.db
-    .selectFrom("tasks")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("user_id", "=", userId)
-    .where("status", "not in", ["SUCCESS", "FAILURE"])
-    .executeTakeFirstOrThrow();
-  if (Number(row.n) >= limit) {
-    ctx.metrics.rateLimited.inc({ surface: "tasks" });
-    throw new GatewayError(
-      "GW_ERR_RATE_LIMITED",
-      `You have ${limit} unfinished tasks, the most allowed at once; submit again when one has ended.`,
-      { headers: { "retry-after": "5" } },
-    );
-  }
-}
-
-/**
  * Validates, prices and charges a task, and stores it as NOT_START, in one transaction. Nothing
  * is charged when any check fails (insufficient quota included), and no upstream is called.
  */
@@ -115,8 +91,6 @@ export async function acceptTask(ctx: GatewayContext, store: TaskStore, req: Sub
     sourceModel = clip.model;
   }
 
-  await assertTasksInFlightAllowed(ctx, principal.userId);
-
   const price = await ctx.prices.taskPrice(family, action);
   if (price === null) {
     throw new GatewayError(
@@ -137,21 +111,30 @@ export async function acceptTask(ctx: GatewayContext, store: TaskStore, req: Sub
     quotaPerUnit: ctx.config.quotaPerUnit,
   });
   const originModel = originModelOf(family, action, body, sourceModel);
-  const row = await store.insertCharged({
-    taskId: newTaskId(),
-    platform: family,
-    userId: principal.userId,
-    tokenId: principal.tokenId,
-    group: principal.group,
-    channelId: first.id,
-    quota,
-    action,
-    properties: propertiesJson(family, action, body, originModel, upstreamModelOf(first, originModel)),
-    requestBody: JSON.stringify(body),
-    callbackSecret: family === "audiob" ? randomBase62(32) : null,
-    callbackUrl,
-    sendDeadlineMs: Date.now() + ctx.config.tasks.unsentGraceMs,
-  });
+  const row = await store
+    .insertCharged({
+      taskId: newTaskId(),
+      platform: family,
+      userId: principal.userId,
+      tokenId: principal.tokenId,
+      group: principal.group,
+      channelId: first.id,
+      quota,
+      action,
+      properties: propertiesJson(family, action, body, originModel, upstreamModelOf(first, originModel)),
+      requestBody: JSON.stringify(body),
+      callbackSecret: family === "audiob" ? randomBase62(32) : null,
+      callbackUrl,
+      sendDeadlineMs: Date.now() + ctx.config.tasks.unsentGraceMs,
+      // Counted in the store, with the insert: it holds across instances and parallel submits.
+      unfinishedLimit: ctx.config.limits.tasksInFlightPerUser,
+    })
+    .catch((err: unknown) => {
+      if (err instanceof GatewayError && err.errorName === "GW_ERR_RATE_LIMITED") {
+        ctx.metrics.rateLimited.inc({ surface: "tasks" });
+      }
+      throw err;
+    });
   return { row, family, action, body, channels, originModel };
 }
 
