@@ -58,7 +58,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole gateway: store (migrated), caches, surfaces and background services. */
 export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
-  const store = openStore(config.databaseUrl);
+  // On SQLite this process becomes the file's only owner; a second gateway is refused here.
+  const store = openStore(config.databaseUrl, { owner: true, busyTimeoutMs: config.sqliteBusyTimeoutMs });
   await migrateToLatest(store);
   const prices = new PriceBook(store.db);
   await prices.seedDefaults();

@@ -61,6 +61,11 @@ export const ConfigSchema = Type.Object({
   dataDir: Type.String({ minLength: 1 }),
   /** `sqlite:<file>` or `postgres://...`. Derived from DATA_DIR when unset. */
   databaseUrl: Type.String({ minLength: 1 }),
+  /**
+   * SQLite: how long a write waits for another process's write (an admin command) before it
+   * gives up; a request that still finds the file busy is answered 503 with Retry-After (ms).
+   */
+  sqliteBusyTimeoutMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
   /** Optional: `redis://...` for limits and cache invalidation shared between instances. */
   redisUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   /** Plain admin key from the environment; when null the stored hash (or a generated one) is used. */
@@ -109,6 +114,19 @@ export const ConfigSchema = Type.Object({
     allowPrivateUrls: Type.Boolean(),
     maxImageBytes: Type.Integer({ minimum: 1024 }),
     fetchTimeoutMs: Type.Integer({ minimum: 100 }),
+    /** Most bytes of input images one request may download; over it, a 400 naming the field. */
+    fetchMaxBytesPerRequest: Type.Integer({ minimum: 1024 }),
+    /** Most bytes of input images all requests of this instance may hold at once; over it, a 503. */
+    fetchMaxBytesInFlight: Type.Integer({ minimum: 1024 }),
+  }),
+  idempotency: Type.Object({
+    /**
+     * Lease of a running request on its Idempotency-Key, renewed while it runs; a key whose lease
+     * ran out (its instance died) is taken over by a retry (ms).
+     */
+    leaseMs: Type.Integer({ minimum: 100 }),
+    /** How long a repeat waits for the running first request before a 409 (ms). */
+    waitMs: Type.Integer({ minimum: 0 }),
   }),
   content: Type.Object({
     /** Output tokens assumed for the up-front charge when the request gives no maxOutputTokens. */
@@ -188,6 +206,7 @@ export function defaultConfig(env: Env = process.env): Config {
     host: env.HOST || "127.0.0.1",
     dataDir,
     databaseUrl: env.DATABASE_URL || `sqlite:${path.join(dataDir, "gateway.sqlite")}`,
+    sqliteBusyTimeoutMs: intFrom(env, "SQLITE_BUSY_TIMEOUT_MS", 5000),
     redisUrl: env.REDIS_URL || null,
     adminKey: env.ADMIN_KEY || null,
     quotaPerUnit: intFrom(env, "QUOTA_PER_UNIT", 500_000),
@@ -213,6 +232,12 @@ export function defaultConfig(env: Env = process.env): Config {
       allowPrivateUrls: boolFrom(env, "IMAGE_ALLOW_PRIVATE_URLS", false),
       maxImageBytes: intFrom(env, "IMAGE_MAX_BYTES", 20 * 1024 * 1024),
       fetchTimeoutMs: intFrom(env, "IMAGE_FETCH_TIMEOUT_MS", 15_000),
+      fetchMaxBytesPerRequest: intFrom(env, "IMAGE_FETCH_MAX_BYTES_PER_REQUEST", 64 * 1024 * 1024),
+      fetchMaxBytesInFlight: intFrom(env, "IMAGE_FETCH_MAX_BYTES_IN_FLIGHT", 256 * 1024 * 1024),
+    },
+    idempotency: {
+      leaseMs: intFrom(env, "IDEMPOTENCY_LEASE_MS", 30_000),
+      waitMs: intFrom(env, "IDEMPOTENCY_WAIT_MS", 30_000),
     },
     content: {
       defaultMaxOutputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS", 8192),

@@ -73,6 +73,11 @@ export const ERRORS = {
     code: "no_channel_available",
     message: "No upstream channel is available for this request.",
   },
+  GW_ERR_BUSY: {
+    status: 503,
+    code: "busy",
+    message: "The gateway is busy; retry shortly.",
+  },
   GW_ERR_UPSTREAM_TIMEOUT: { status: 504, code: "upstream_timeout", message: "The upstream timed out." },
 } as const satisfies Record<string, { status: number; code: string; message: string }>;
 

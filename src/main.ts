@@ -7,6 +7,7 @@ import { runDemo } from "./demo.js";
 import { startSimulator } from "./simulator/server.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
+import { StoreOwnedError } from "./store/owner-lock.js";
 
 const USAGE = `usage: media-gateway <command>
   serve [--role all|api|worker] [--port N] [--config FILE]
@@ -77,7 +78,7 @@ async function simulate(args: string[]) {
 async function migrate(args: string[]) {
   const { values } = parseArgs({ args, options: { config: { type: "string" } } });
   const config = configure(values.config);
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, { owner: true, busyTimeoutMs: config.sqliteBusyTimeoutMs });
   const applied = await migrateToLatest(store);
   await store.close();
   process.stdout.write(applied.length ? `applied: ${applied.join(", ")}\n` : "nothing to apply\n");
@@ -113,6 +114,8 @@ async function main(argv: string[]) {
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError) {
     process.stderr.write(`configuration error: ${err.message}\n`);
+  } else if (err instanceof StoreOwnedError) {
+    process.stderr.write(`cannot start: ${err.message}\n`);
   } else {
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   }

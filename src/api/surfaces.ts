@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ERRORS, type ErrorName, GatewayError, isGatewayError } from "../errors.js";
+import { isStoreBusy } from "../store/busy.js";
 
 /** Each public surface answers errors in its own body shape. */
 export type Surface = "envelope" | "openai" | "google";
@@ -89,9 +90,20 @@ const FASTIFY_CODES: Record<string, ErrorName> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "GW_ERR_BAD_REQUEST",
 };
 
+/** The store was busy (another process's write outlasted the busy timeout): retryable. */
+function storeBusy(cause: unknown): GatewayError {
+  return new GatewayError("GW_ERR_BUSY", "The gateway's store is busy; retry shortly.", {
+    headers: { "retry-after": "1" },
+    cause,
+  });
+}
+
 /** Maps anything thrown in a request to a GatewayError; unknown errors become a 500. */
 export function toGatewayError(err: unknown): GatewayError {
-  if (isGatewayError(err)) return err;
+  if (isGatewayError(err)) {
+    return err.errorName === "GW_ERR_INTERNAL" && isStoreBusy(err.cause) ? storeBusy(err) : err;
+  }
+  if (isStoreBusy(err)) return storeBusy(err);
   const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation) && fe.validation.length > 0) {
     return validationError(fe.validationContext ?? "body", fe.validation[0] as AjvIssue);

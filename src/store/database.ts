@@ -4,6 +4,7 @@ import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from "kysely";
 import pg from "pg";
 import { GroupCommit } from "./group-commit.js";
+import { lockSqliteStore, type OwnerLock } from "./owner-lock.js";
 import type { Database } from "./schema.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 
@@ -69,14 +70,35 @@ function cachingSqlite(db: SQLite.Database): SqliteDatabase {
   };
 }
 
-export function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Store {
+export interface StoreOptions {
+  poolSize?: number;
+  /**
+   * SQLite: this process becomes the file's only owner (a gateway serving, a migration): a second
+   * owner is refused with StoreOwnedError naming the first one's pid. Short-lived admin commands
+   * open the file without it.
+   */
+  owner?: boolean;
+  /** SQLite: how long a write waits for another process's write to end before SQLITE_BUSY (ms). */
+  busyTimeoutMs?: number;
+}
+
+/** Default wait for a write lock held by another process (an admin command) on SQLite. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
   if (databaseUrl.startsWith("sqlite:")) {
     const file = databaseUrl.slice("sqlite:".length);
     if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const sqlite = new SQLite(file);
+    const lock: OwnerLock | null = options.owner && file !== ":memory:" ? lockSqliteStore(path.resolve(file)) : null;
+    let sqlite: SQLite.Database;
+    try {
+      sqlite = new SQLite(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+    } catch (err) {
+      lock?.release();
+      throw err;
+    }
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
-    sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
     // Checkpoints run on a thread of their own; the main connection only finishes them (see
     // WalCheckpointer). An in-memory database has no write-ahead log.
@@ -96,6 +118,7 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
         await db.destroy();
         // Kysely closes the handle only if it ever ran a query; the store opened it either way.
         if (sqlite.open) sqlite.close();
+        lock?.release();
       },
       ping: async () => {
         try {
