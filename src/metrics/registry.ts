@@ -37,6 +37,8 @@ export interface GatewayMetrics {
   quotaToppedUp: Counter<string>;
   /** Requests refused because a rate limit was reached, by surface. */
   rateLimited: Counter<"surface">;
+  /** Bytes of downloaded input images held in memory by the requests in flight. */
+  imageInputBytes: Gauge<string>;
 }
 
 export interface MetricsOptions {
@@ -134,6 +136,11 @@ export function createGatewayMetrics(options: MetricsOptions = {}): GatewayMetri
       name: "gateway_rate_limited_requests_total",
       help: "Requests refused because a rate limit was reached, by surface.",
       labelNames: ["surface"] as const,
+      registers: [registry],
+    }),
+    imageInputBytes: new Gauge({
+      name: "gateway_image_input_bytes",
+      help: "Bytes of downloaded input images held in memory by the image requests in flight.",
       registers: [registry],
     }),
   };

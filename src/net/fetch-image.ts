@@ -14,13 +14,15 @@ export interface FetchedImage {
 export async function fetchImage(
   fetcher: GuardedFetcher,
   url: string,
-  limits: { maxBytes: number; timeoutMs: number },
+  limits: { maxBytes: number; timeoutMs: number; signal?: AbortSignal; onBytes?: (bytes: number) => void },
 ): Promise<FetchedImage> {
   const res = await fetcher.fetch(url, {
     method: "GET",
     headers: { accept: ACCEPTED_IMAGE_MIMES.join(", ") },
     maxBytes: limits.maxBytes,
     timeoutMs: limits.timeoutMs,
+    signal: limits.signal,
+    onBytes: limits.onBytes,
   });
   if (res.status < 200 || res.status >= 300) {
     throw new ImageFetchError(`answered HTTP ${res.status}`);

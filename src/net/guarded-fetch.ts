@@ -4,7 +4,7 @@ import { Agent, type Dispatcher, request } from "undici";
 import { type AddressPolicy, addressAllowed } from "./address-policy.js";
 
 /** Why a guarded fetch failed; callers turn it into their own error. */
-export type GuardedFetchFailure = "blocked" | "scheme" | "redirects" | "too_large" | "timeout" | "network";
+export type GuardedFetchFailure = "blocked" | "scheme" | "redirects" | "too_large" | "timeout" | "network" | "busy";
 
 /** A guarded fetch that did not get a usable answer. Its message never holds a query string. */
 export class GuardedFetchError extends Error {
@@ -29,6 +29,8 @@ export interface GuardedRequest {
   /** Redirects followed, each checked again like the first URL (default 5; 0 = none). */
   maxRedirects?: number;
   signal?: AbortSignal;
+  /** Told the size of each chunk of the body before it is kept; may throw to stop the download. */
+  onBytes?: (bytes: number) => void;
 }
 
 export interface GuardedResponse {
@@ -157,6 +159,14 @@ export class GuardedFetcher {
           if (size > req.maxBytes) {
             res.body.destroy();
             throw new GuardedFetchError("too_large", `answer is larger than the limit of ${req.maxBytes} bytes`);
+          }
+          if (req.onBytes) {
+            try {
+              req.onBytes((chunk as Buffer).length);
+            } catch (err) {
+              res.body.destroy();
+              throw err;
+            }
           }
           chunks.push(chunk as Buffer);
         }

@@ -38,6 +38,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         "gateway_quota_settled_total",
         "gateway_quota_topped_up_total",
         "gateway_rate_limited_requests_total",
+        "gateway_image_input_bytes",
         "process_cpu_seconds_total",
       ]) {
         expect(families.has(name), name).toBe(true);

@@ -5,6 +5,7 @@ import { newRequestId } from "../../core/ids.js";
 import type { GeneratedImage, GenerateImagesDeps } from "../../core/images/generate-images.js";
 import { GatewayError } from "../../errors.js";
 import { countUpstreamCall } from "../../metrics/index.js";
+import type { ByteBudget, RequestDownloads } from "../../net/byte-budget.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
 import type { Channel, ChannelType } from "../../store/channels.js";
@@ -25,10 +26,19 @@ export interface ImagePorts {
   guarded: GuardedFetcher;
   /** Fetches URLs on a channel's own host, which the operator configured and so trusts. */
   trusted: GuardedFetcher;
+  /** Bytes of input images all requests of this instance may hold at once. */
+  inputBytes: ByteBudget;
 }
 
 function fetchFailure(field: string, err: unknown): GatewayError {
   const param = { param: field };
+  if (err instanceof GuardedFetchError && err.reason === "busy") {
+    return new GatewayError(
+      "GW_ERR_BUSY",
+      `body.${field} was not fetched: the gateway is downloading as many input images as it may hold at once; retry shortly. The charge was refunded.`,
+      { ...param, headers: { "retry-after": "5" } },
+    );
+  }
   if (err instanceof GuardedFetchError) {
     const what =
       err.reason === "blocked"
@@ -49,9 +59,16 @@ export function imagePorts(
   ports: ImagePorts,
   request: { id: string; generatedId: boolean },
   record: GenerateImagesDeps<Channel>["record"],
+  /** The request's input-image downloads, bounded per request and per instance. */
+  downloads: RequestDownloads,
 ): GenerateImagesDeps<Channel> {
   const { ctx, blobs, guarded, trusted } = ports;
-  const limits = { maxBytes: ctx.config.images.maxImageBytes, timeoutMs: ctx.config.images.fetchTimeoutMs };
+  const limits = {
+    maxBytes: ctx.config.images.maxImageBytes,
+    timeoutMs: ctx.config.images.fetchTimeoutMs,
+    signal: downloads.signal,
+    onBytes: (bytes: number) => downloads.take(bytes),
+  };
   const download = async (url: string, options: { trusted: boolean }): Promise<GeneratedImage> =>
     fetchImage(options.trusted ? trusted : guarded, url, { maxBytes: RESULT_MAX_BYTES, timeoutMs: RESULT_TIMEOUT_MS });
   return {

@@ -5,6 +5,7 @@ import { findImageModel } from "../../core/images/catalog.js";
 import { generateImages, type ImageCallRecord } from "../../core/images/generate-images.js";
 import { GatewayError } from "../../errors.js";
 import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempotent-route.js";
+import { RequestDownloads } from "../../net/byte-budget.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { toGatewayError } from "../surfaces.js";
 import { type ImagePorts, imagePorts } from "./generation-ports.js";
@@ -44,6 +45,8 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
           error: entry.error,
         });
       };
+      // Input images stay in memory until the request ends; their bytes are given back then.
+      const downloads = new RequestDownloads(opts.ports.inputBytes, ctx.config.images.fetchMaxBytesPerRequest);
       try {
         if (body.stream === true) {
           throw new GatewayError("GW_ERR_VALIDATION", "body.stream is not supported; omit it or set it to false", {
@@ -56,6 +59,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
           opts.ports,
           { id: request.id, generatedId: request.headers["x-request-id"] !== request.id },
           record,
+          downloads,
         );
         // With an Idempotency-Key the answer is kept as sent (b64_json answers included) and
         // replayed: the same image URLs, no second generation, no second charge.
@@ -86,6 +90,8 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
           });
         }
         throw err;
+      } finally {
+        downloads.close();
       }
     },
   );

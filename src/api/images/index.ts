@@ -2,6 +2,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { LocalBlobStore } from "../../blobs/local-blob-store.js";
 import type { GatewayContext } from "../../context.js";
+import { ByteBudget } from "../../net/byte-budget.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { installSurface } from "../surfaces.js";
 import { imageFileRoutes } from "./files.js";
@@ -20,6 +21,10 @@ export async function imageRoutes(app: FastifyInstance, opts: { ctx: GatewayCont
   app.addHook("onClose", async () => {
     await Promise.all([guarded.close(), trusted.close()]);
   });
-  await app.register(imageGenerationRoutes, { ports: { ctx, blobs, guarded, trusted } });
+  // Input images of every request in flight share one memory budget.
+  const inputBytes = new ByteBudget(ctx.config.images.fetchMaxBytesInFlight, (used) =>
+    ctx.metrics.imageInputBytes.set(used),
+  );
+  await app.register(imageGenerationRoutes, { ports: { ctx, blobs, guarded, trusted, inputBytes } });
   await app.register(imageFileRoutes, { blobs });
 }

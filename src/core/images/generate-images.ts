@@ -153,7 +153,7 @@ export function imageUpstreamFailure(err: UpstreamError): GatewayError {
 }
 
 /**
- * Generates images: validate, pick channels, fetch input images, charge `price x n` up front,
+ * Generates images: validate, pick channels, charge `price x n` up front, fetch input images,
  * call the upstream with failover, store the images, then settle to what was delivered (or
  * refund everything when nothing came back). Every charge ends refunded or settled exactly once.
  */
@@ -175,13 +175,6 @@ export async function generateImages<C extends ImageChannel>(
     throw new GatewayError("GW_ERR_NO_CHANNEL", `Model "${catalog.name}" has no price set and cannot be used.`);
   }
 
-  // Input images are fetched before anything is charged: a bad URL costs the client nothing.
-  const images = await Promise.all(
-    references.map((ref, i) =>
-      ref.kind === "inline" ? ref.image : deps.fetchImage(ref.url, Array.isArray(req.image) ? `image[${i}]` : "image"),
-    ),
-  );
-
   const ordered = deps.orderChannels(candidates);
   const groupRatio = await deps.groupRatio(req.group);
   const perImage = (channel: C) =>
@@ -198,6 +191,15 @@ export async function generateImages<C extends ImageChannel>(
 
   let channelId: number | null = null;
   try {
+    // Input image URLs are fetched only once the hold is taken: a request its balance does not
+    // cover downloads nothing. A URL that cannot be used refunds the hold (below).
+    const images = await Promise.all(
+      references.map((ref, i) =>
+        ref.kind === "inline"
+          ? ref.image
+          : deps.fetchImage(ref.url, Array.isArray(req.image) ? `image[${i}]` : "image"),
+      ),
+    );
     const { result, channel } = await withFailover(
       ordered,
       { maxAttempts: deps.maxAttempts },
