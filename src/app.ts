@@ -19,7 +19,7 @@ import { GatewayError } from "./errors.js";
 import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
 import { RedisChangeBus } from "./events/redis-change-bus.js";
 import { ExpiredKeysSweeper } from "./idempotency/expired-keys-sweeper.js";
-import { IdempotencyKeys } from "./idempotency/idempotency-keys.js";
+import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { AccessLogController, loggerOptions } from "./logger.js";
 import { countTasksByState, createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
@@ -120,6 +120,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   };
   const unsubscribe = bus.subscribe(dropCaches);
 
+  const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const ctx: GatewayContext = {
     config,
     store,
@@ -142,12 +143,17 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     ),
     health: new ChannelHealth(channels, () => announceChannels(), config.routing.disableAfterFailures, app.log),
     slots: new ChannelSlots(),
-    idempotency: new IdempotencyKeys(store.db),
+    idempotency: new IdempotencyKeys(store.db, {
+      ...DEFAULT_IDEMPOTENCY,
+      leaseMs: config.idempotency.leaseMs,
+      waitMs: config.idempotency.waitMs,
+      owner: instanceId,
+    }),
     requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
       app.log.warn({ err }, "request log rows dropped"),
     ),
     adminKeyHash,
-    instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
+    instanceId,
     publicBaseUrl: () => (config.publicBaseUrl ?? listenUrl).replace(/\/+$/, ""),
     announce: async (topic) => {
       dropCaches(topic);

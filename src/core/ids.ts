@@ -19,6 +19,22 @@ export function newTaskId(): string {
   return `task_${randomBase62(32)}`;
 }
 
+/**
+ * The task id of an Idempotency-Key's run: every attempt of the run names the same task, so a
+ * retry after a dead instance finds the task (and its charge) instead of making a second one.
+ * Derived by hash from the run id, which is random and never shown.
+ */
+export function taskIdOfRun(runId: string): string {
+  const digest = createHash("sha256").update(`task-of-run:${runId}`).digest();
+  let value = BigInt(`0x${digest.toString("hex")}`);
+  let out = "";
+  for (let i = 0; i < 32; i++) {
+    out += BASE62[Number(value % 62n)];
+    value /= 62n;
+  }
+  return `task_${out}`;
+}
+
 export function newTokenKey(): string {
   return `sk-${randomBase62(48)}`;
 }

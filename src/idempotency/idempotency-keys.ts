@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
-import { unixNow } from "../core/ids.js";
+import { newRequestId } from "../core/ids.js";
 import { GatewayError } from "../errors.js";
 import type { Database } from "../store/schema.js";
 
@@ -15,15 +15,36 @@ export interface IdempotencySettings {
   retentionSeconds: number;
   /** How long a duplicate waits for the first request's answer before a 409 (ms). */
   waitMs: number;
-  /** A first request still running after this long is taken as abandoned (ms). */
-  lockMs: number;
+  /**
+   * Lease of the running request on its key (ms), renewed while it runs. A key whose lease ran
+   * out belongs to a request whose instance died (or stalled that long): a retry takes it over.
+   */
+  leaseMs: number;
+  /** How often a running request renews its lease (ms); a third of the lease by default. */
+  renewEveryMs?: number;
+  /** This instance, written on the keys it runs. */
+  owner: string;
+  /** The clock (Unix ms); tests move it instead of waiting. */
+  now?: () => number;
 }
 
 export const DEFAULT_IDEMPOTENCY: IdempotencySettings = {
   retentionSeconds: 24 * 3600,
   waitMs: 30_000,
-  lockMs: 10 * 60_000,
+  leaseMs: 30_000,
+  owner: "local",
 };
+
+/**
+ * One run of a key: the first request, or a retry that took the key over from a dead instance.
+ * Every attempt of a key shares `runId`, so what it charges can be tied to the key: a retry finds
+ * (and closes) what an earlier attempt left instead of charging a second time.
+ */
+export interface IdempotentRun {
+  runId: string;
+  /** 1 for the first request; one more for each takeover. */
+  attempt: number;
+}
 
 const KEY = /^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/;
 
@@ -68,20 +89,30 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * answer and runs nothing; a repeat that arrives while the first still runs waits for its answer.
  * Failed requests (an error, or an answer with a status of 500 or more) are not remembered, so
  * the client may simply retry.
+ *
+ * A running request holds a lease on its key (owner and expiry), renewed while it runs. When its
+ * instance dies the lease runs out and a retry takes the key over as the next attempt of the same
+ * run (a conditional update, so one retry wins); a late answer of the old attempt is not kept.
  */
 export class IdempotencyKeys {
+  private readonly now: () => number;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly settings: IdempotencySettings = DEFAULT_IDEMPOTENCY,
-  ) {}
+  ) {
+    this.now = settings.now ?? Date.now;
+  }
 
   async run(
     scope: { tokenId: number; key: string; fingerprint: string },
-    produce: () => Promise<StoredAnswer>,
+    produce: (run: IdempotentRun) => Promise<StoredAnswer>,
   ): Promise<StoredAnswer & { replayed: boolean }> {
     const deadline = Date.now() + this.settings.waitMs;
     for (;;) {
-      const now = Date.now();
+      const now = this.now();
+      const nowSeconds = Math.floor(now / 1000);
+      const runId = newRequestId();
       const inserted = await this.db
         .insertInto("idempotency_keys")
         .values({
@@ -89,14 +120,17 @@ export class IdempotencyKeys {
           key: scope.key,
           fingerprint: scope.fingerprint,
           status: "in_progress",
-          locked_until: now + this.settings.lockMs,
-          created_at: unixNow(),
-          expires_at: unixNow() + this.settings.retentionSeconds,
+          locked_until: now + this.settings.leaseMs,
+          owner: this.settings.owner,
+          run_id: runId,
+          attempts: 1,
+          created_at: nowSeconds,
+          expires_at: nowSeconds + this.settings.retentionSeconds,
         })
         .onConflict((oc) => oc.columns(["token_id", "key"]).doNothing())
         .returning("key")
         .executeTakeFirst();
-      if (inserted) return { ...(await this.produceAndKeep(scope, produce)), replayed: false };
+      if (inserted) return { ...(await this.produceAndKeep(scope, { runId, attempt: 1 }, produce)), replayed: false };
 
       const row = await this.db
         .selectFrom("idempotency_keys")
@@ -105,8 +139,7 @@ export class IdempotencyKeys {
         .where("key", "=", scope.key)
         .executeTakeFirst();
       if (!row) continue; // the first request failed and let the key go: run again
-      const abandoned = row.status === "in_progress" && Number(row.locked_until) < now;
-      if (Number(row.expires_at) <= unixNow() || abandoned) {
+      if (Number(row.expires_at) <= nowSeconds) {
         await this.db
           .deleteFrom("idempotency_keys")
           .where("token_id", "=", scope.tokenId)
@@ -120,14 +153,43 @@ export class IdempotencyKeys {
       if (row.status === "done") {
         return { status: Number(row.response_status), body: JSON.parse(row.response_body ?? "null"), replayed: true };
       }
+      if (Number(row.locked_until) < now) {
+        // The request running the key stopped renewing its lease: its instance is gone. Take over.
+        const attempt = Number(row.attempts) + 1;
+        const taken = await this.db
+          .updateTable("idempotency_keys")
+          .set({ owner: this.settings.owner, locked_until: now + this.settings.leaseMs, attempts: attempt })
+          .where("token_id", "=", scope.tokenId)
+          .where("key", "=", scope.key)
+          .where("status", "=", "in_progress")
+          .where("attempts", "=", Number(row.attempts))
+          .where("locked_until", "=", row.locked_until)
+          .executeTakeFirst();
+        if (Number(taken.numUpdatedRows) === 1) {
+          const run = { runId: row.run_id ?? runId, attempt };
+          return { ...(await this.produceAndKeep(scope, run, produce)), replayed: false };
+        }
+        continue;
+      }
       if (Date.now() >= deadline) throw new GatewayError("GW_ERR_IDEMPOTENCY_IN_PROGRESS");
       await sleep(25);
     }
   }
 
+  /** Conditions that hold only while `run` still owns the key (a takeover bumps the attempt). */
+  private owned(scope: { tokenId: number; key: string }, run: IdempotentRun) {
+    return this.db
+      .updateTable("idempotency_keys")
+      .where("token_id", "=", scope.tokenId)
+      .where("key", "=", scope.key)
+      .where("status", "=", "in_progress")
+      .where("attempts", "=", run.attempt);
+  }
+
   private async produceAndKeep(
     scope: { tokenId: number; key: string },
-    produce: () => Promise<StoredAnswer>,
+    run: IdempotentRun,
+    produce: (run: IdempotentRun) => Promise<StoredAnswer>,
   ): Promise<StoredAnswer> {
     const release = () =>
       this.db
@@ -135,33 +197,49 @@ export class IdempotencyKeys {
         .where("token_id", "=", scope.tokenId)
         .where("key", "=", scope.key)
         .where("status", "=", "in_progress")
+        .where("attempts", "=", run.attempt)
         .execute();
+    const renew = setInterval(
+      () => {
+        this.owned(scope, run)
+          .set({ locked_until: this.now() + this.settings.leaseMs })
+          .execute()
+          .catch(() => {
+            // A missed renewal is retried at the next tick; the lease outlasts several of them.
+          });
+      },
+      this.settings.renewEveryMs ?? Math.max(10, Math.floor(this.settings.leaseMs / 3)),
+    );
+    renew.unref();
     let answer: StoredAnswer;
     try {
-      answer = await produce();
+      answer = await produce(run);
     } catch (err) {
       // A request that failed charged nothing (or was refunded): the key is let go, and a retry
       // runs again (it gets the same client error, or succeeds once the cause is gone).
       await release();
       throw err;
+    } finally {
+      clearInterval(renew);
     }
     if (answer.status >= 500) await release();
-    else await this.keep(scope, answer);
+    else await this.keep(scope, run, answer);
     return answer;
   }
 
-  private async keep(scope: { tokenId: number; key: string }, answer: StoredAnswer): Promise<void> {
-    await this.db
-      .updateTable("idempotency_keys")
+  /** Keeps the answer, unless another attempt has taken the key over meanwhile. */
+  private async keep(scope: { tokenId: number; key: string }, run: IdempotentRun, answer: StoredAnswer) {
+    await this.owned(scope, run)
       .set({ status: "done", response_status: answer.status, response_body: JSON.stringify(answer.body) })
-      .where("token_id", "=", scope.tokenId)
-      .where("key", "=", scope.key)
       .execute();
   }
 
   /** Forgets answers past their retention. */
   async deleteExpired(): Promise<number> {
-    const res = await this.db.deleteFrom("idempotency_keys").where("expires_at", "<=", unixNow()).executeTakeFirst();
+    const res = await this.db
+      .deleteFrom("idempotency_keys")
+      .where("expires_at", "<=", Math.floor(this.now() / 1000))
+      .executeTakeFirst();
     return Number(res.numDeletedRows);
   }
 }

@@ -1,7 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { principalOf } from "../api/auth-hook.js";
-import { type IdempotencyKeys, idempotencyKeyOf, requestFingerprint, type StoredAnswer } from "./idempotency-keys.js";
+import {
+  type IdempotencyKeys,
+  type IdempotentRun,
+  idempotencyKeyOf,
+  requestFingerprint,
+  type StoredAnswer,
+} from "./idempotency-keys.js";
 
 /**
  * The headers schema of a creating route: documents `Idempotency-Key` in the OpenAPI document.
@@ -24,19 +30,20 @@ export const IdempotencyHeaders = Type.Object({
 export const REPLAYED_HEADER = "idempotent-replayed";
 
 /**
- * Answers a creating request: without an `Idempotency-Key` header `produce` simply runs; with one,
- * the answer is run once per token and key and replayed to repeats (see `IdempotencyKeys.run`).
+ * Answers a creating request: without an `Idempotency-Key` header `produce` simply runs (with no
+ * run); with one, the answer is run once per token and key and replayed to repeats (see
+ * `IdempotencyKeys.run`), and `produce` gets the key's run, from which it derives what it charges.
  * The fingerprint is the method, the path without query and the body as parsed.
  */
 export async function answerIdempotently(
   keys: IdempotencyKeys,
   request: FastifyRequest,
   reply: FastifyReply,
-  produce: () => Promise<StoredAnswer>,
+  produce: (run: IdempotentRun | null) => Promise<StoredAnswer>,
 ): Promise<FastifyReply> {
   const key = idempotencyKeyOf(request.headers);
   if (key === null) {
-    const answer = await produce();
+    const answer = await produce(null);
     return reply.code(answer.status).send(answer.body);
   }
   const path = request.url.split("?")[0] ?? request.url;

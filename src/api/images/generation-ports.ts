@@ -4,6 +4,7 @@ import { orderChannels } from "../../core/channel-selection.js";
 import { newRequestId } from "../../core/ids.js";
 import type { GeneratedImage, GenerateImagesDeps } from "../../core/images/generate-images.js";
 import { GatewayError } from "../../errors.js";
+import type { IdempotentRun } from "../../idempotency/idempotency-keys.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import type { ByteBudget, RequestDownloads } from "../../net/byte-budget.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
@@ -54,6 +55,29 @@ function fetchFailure(field: string, err: unknown): GatewayError {
   return new GatewayError("GW_ERR_VALIDATION", `body.${field} could not be fetched`, param);
 }
 
+/** The ledger reference of one attempt of an Idempotency-Key's run. */
+export function imageRunReference(run: IdempotentRun): string {
+  return run.attempt === 1 ? `image:${run.runId}` : `image:${run.runId}/${run.attempt}`;
+}
+
+/**
+ * Before a retry runs an Idempotency-Key again (its earlier attempt's instance died), the earlier
+ * attempts' charges are refunded: their client never got an answer. A refund happens at most once
+ * per reference, and an attempt that charged nothing has nothing to refund, so the key ends with
+ * at most the one charge of the attempt that answers.
+ */
+export async function refundInterruptedAttempts(ctx: GatewayContext, run: IdempotentRun): Promise<void> {
+  for (let attempt = 1; attempt < run.attempt; attempt++) {
+    const outcome = await ctx.ledger.refund(
+      imageRunReference({ runId: run.runId, attempt }),
+      "interrupted attempt: its instance stopped; the request ran again under the same Idempotency-Key",
+    );
+    if (outcome.applied) {
+      ctx.logger.warn({ runId: run.runId, attempt, refunded: outcome.amount }, "refunded an interrupted image attempt");
+    }
+  }
+}
+
 /** Wires the image use case to the store, the SSRF-guarded fetchers, the adapters and the blob store. */
 export function imagePorts(
   ports: ImagePorts,
@@ -61,6 +85,8 @@ export function imagePorts(
   record: GenerateImagesDeps<Channel>["record"],
   /** The request's input-image downloads, bounded per request and per instance. */
   downloads: RequestDownloads,
+  /** The Idempotency-Key run, if any: the charge reference is tied to it. */
+  run: IdempotentRun | null = null,
 ): GenerateImagesDeps<Channel> {
   const { ctx, blobs, guarded, trusted } = ports;
   const limits = {
@@ -109,7 +135,8 @@ export function imagePorts(
       void ctx.health.report(channel, error);
     },
     record,
-    newReference: () => (request.generatedId ? `image:${request.id}` : `image:${newRequestId()}`),
+    newReference: () =>
+      run ? imageRunReference(run) : request.generatedId ? `image:${request.id}` : `image:${newRequestId()}`,
     nowSeconds: () => Math.floor(Date.now() / 1000),
   };
 }

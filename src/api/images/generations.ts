@@ -8,7 +8,7 @@ import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempo
 import { RequestDownloads } from "../../net/byte-budget.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { toGatewayError } from "../surfaces.js";
-import { type ImagePorts, imagePorts } from "./generation-ports.js";
+import { type ImagePorts, imagePorts, refundInterruptedAttempts } from "./generation-ports.js";
 import { ImageGenerationBody, imageField } from "./schemas.js";
 
 /** POST /v1/images/generations (Bearer token). */
@@ -55,28 +55,33 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
         }
         const image = imageField(body.image);
         if (findImageModel(body.model)) assertModelAllowed(principal, body.model);
-        const deps = imagePorts(
-          opts.ports,
-          { id: request.id, generatedId: request.headers["x-request-id"] !== request.id },
-          record,
-          downloads,
-        );
         // With an Idempotency-Key the answer is kept as sent (b64_json answers included) and
-        // replayed: the same image URLs, no second generation, no second charge.
-        return await answerIdempotently(ctx.idempotency, request, reply, async () => ({
-          status: 200,
-          body: await generateImages(deps, {
-            userId: principal.userId,
-            tokenId: principal.tokenId,
-            group: principal.group,
-            model: body.model,
-            prompt: body.prompt,
-            image,
-            aspectRatio: body.aspect_ratio,
-            n: body.n ?? 1,
-            responseFormat: body.response_format ?? "url",
-          }),
-        }));
+        // replayed: the same image URLs, no second generation, no second charge. A retry after
+        // the instance running the key died runs it again, and its charge replaces the earlier's.
+        return await answerIdempotently(ctx.idempotency, request, reply, async (run) => {
+          if (run && run.attempt > 1) await refundInterruptedAttempts(ctx, run);
+          const deps = imagePorts(
+            opts.ports,
+            { id: request.id, generatedId: request.headers["x-request-id"] !== request.id },
+            record,
+            downloads,
+            run,
+          );
+          return {
+            status: 200,
+            body: await generateImages(deps, {
+              userId: principal.userId,
+              tokenId: principal.tokenId,
+              group: principal.group,
+              model: body.model,
+              prompt: body.prompt,
+              image,
+              aspectRatio: body.aspect_ratio,
+              n: body.n ?? 1,
+              responseFormat: body.response_format ?? "url",
+            }),
+          };
+        });
       } catch (err) {
         if (!recorded) {
           const gwError = toGatewayError(err);

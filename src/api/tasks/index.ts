@@ -41,13 +41,14 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
         async (request, reply) => {
           // callback_url is the gateway's own field: it never reaches the upstream.
           const { callback_url: callbackUrl, ...body } = request.body as TaskBody & { callback_url?: string };
-          return answerIdempotently(ctx.idempotency, request, reply, async () => {
+          return answerIdempotently(ctx.idempotency, request, reply, async (run) => {
             const taskId = await submitTask(ctx, store, {
               family,
               action,
               body: body as TaskBody,
               principal: principalOf(request),
               callbackUrl: callbackUrl ?? null,
+              run,
             });
             return { status: 200, body: { code: "success", message: SUBMITTED_MESSAGE, data: taskId } };
           });

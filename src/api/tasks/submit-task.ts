@@ -2,7 +2,7 @@ import { assertModelAllowed, type Principal } from "../../auth/authenticator.js"
 import type { GatewayContext } from "../../context.js";
 import { orderChannels } from "../../core/channel-selection.js";
 import { withFailover } from "../../core/failover.js";
-import { newTaskId, randomBase62 } from "../../core/ids.js";
+import { newTaskId, randomBase62, taskIdOfRun } from "../../core/ids.js";
 import { quotaForCall } from "../../core/pricing.js";
 import { FAMILY_SPECS, type TaskFamily } from "../../core/tasks/families.js";
 import {
@@ -17,6 +17,7 @@ import {
 } from "../../core/tasks/request-bodies.js";
 import { isUpstreamError, publicUpstreamReason } from "../../core/upstream-error.js";
 import { GatewayError } from "../../errors.js";
+import type { IdempotentRun } from "../../idempotency/idempotency-keys.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import type { Channel } from "../../store/channels.js";
 import type { TaskRow, TaskStore } from "../../store/tasks.js";
@@ -31,6 +32,8 @@ export interface SubmitRequest {
   principal: Principal;
   /** Where the task's end is announced (checked here); null = the user's default webhook. */
   callbackUrl?: string | null;
+  /** The Idempotency-Key run this submit belongs to, if any: it names the task. */
+  run?: IdempotentRun | null;
 }
 
 /** A task charged and stored, not yet sent. */
@@ -113,7 +116,7 @@ export async function acceptTask(ctx: GatewayContext, store: TaskStore, req: Sub
   const originModel = originModelOf(family, action, body, sourceModel);
   const row = await store
     .insertCharged({
-      taskId: newTaskId(),
+      taskId: req.run ? taskIdOfRun(req.run.runId) : newTaskId(),
       platform: family,
       userId: principal.userId,
       tokenId: principal.tokenId,
@@ -206,8 +209,16 @@ export async function sendTask(ctx: GatewayContext, store: TaskStore, task: Acce
   }
 }
 
-/** Accept then send: what the submit endpoints do. Returns the public task id. */
+/**
+ * Accept then send: what the submit endpoints do. Returns the public task id. A retry that took
+ * over an Idempotency-Key from a dead instance answers the task that instance created, if it
+ * got that far (its charge and insert are one transaction): never a second task or charge.
+ */
 export async function submitTask(ctx: GatewayContext, store: TaskStore, req: SubmitRequest): Promise<string> {
+  if (req.run && req.run.attempt > 1) {
+    const earlier = await store.getOwned(req.family, req.principal.userId, taskIdOfRun(req.run.runId));
+    if (earlier) return earlier.task_id;
+  }
   const accepted = await acceptTask(ctx, store, req);
   await sendTask(ctx, store, accepted);
   return accepted.row.task_id;
