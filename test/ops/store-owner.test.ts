@@ -115,7 +115,12 @@ describe("a busy SQLite file", () => {
     const gw = await startTestGateway("sqlite", { sqliteBusyTimeoutMs: 20 });
     let other: SQLite.Database | null = null;
     try {
-      await gw.createChannel({ type: "gemini", baseUrl: sim.url, key: "sim-key", models: ["gemini-2.5-flash"] });
+      await gw.createChannel({
+        type: "gemini",
+        baseUrl: sim.url,
+        key: "sim-key",
+        models: ["gemini-2.5-flash", "image-model"],
+      });
       const { key, userId } = await gw.createUser({ quota: 10_000_000 });
       const before = await gw.balance(userId);
 
@@ -135,6 +140,14 @@ describe("a busy SQLite file", () => {
       expect(content.status).toBe(503);
       expect(content.headers.get("retry-after")).toBe("1");
       expect(await content.json()).toMatchObject({ error: { code: 503, status: "UNAVAILABLE" } });
+
+      const image = await fetch(`${gw.url}/v1/images/generations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "image-model", prompt: "a lighthouse" }),
+      });
+      expect(image.status).toBe(503);
+      expect(await image.json()).toMatchObject({ error: { type: "server_error", code: "busy" } });
 
       other.exec("rollback");
       // Once the lock is gone the same requests pass, and the refused ones changed nothing.
