@@ -279,8 +279,11 @@ export const GroupRatioView = Type.Object(
 // ---- the envelope ----
 
 /** The success envelope around `data`. */
-export function Envelope<T extends TSchema>(data: T) {
-  return Type.Object({ code: Type.Literal("success"), message: Type.String(), data }, { additionalProperties: false });
+export function Envelope<T extends TSchema>(data: T, description = "Done: `data` holds the result") {
+  return Type.Object(
+    { code: Type.Literal("success"), message: Type.String(), data },
+    { additionalProperties: false, description },
+  );
 }
 
 export function ok<T>(data: T) {
