@@ -44,6 +44,7 @@ function command<P>(spec: {
   return { flags: {}, ...spec } as AdminCommand;
 }
 
+const USER_CREATE_FLAGS: FlagSpec = { name: "text", group: "text", quota: "int" };
 const USER_FLAGS: FlagSpec = { name: "text", group: "text", status: "text", "webhook-url": "text?" };
 const TOKEN_FLAGS: FlagSpec = {
   name: "text",
@@ -123,13 +124,10 @@ export const COMMANDS: Record<string, AdminCommand> = {
   "user show": command({ usage: "user show ID", prepare: oneId("user"), run: (s, id) => people.showUser(s, id) }),
   "user create": command({
     usage: "user create --name NAME [--group GROUP] [--quota N]   (prints the webhook signing secret once)",
-    flags: { name: "text", group: "text", quota: "int" },
+    flags: USER_CREATE_FLAGS,
     prepare: (inv) => {
       noPositionals(inv);
-      return checkBody<Static<typeof CreateUserBody>>(
-        CreateUserBody,
-        bodyOf({ name: "text", group: "text", quota: "int" }, inv.values),
-      );
+      return checkBody<Static<typeof CreateUserBody>>(CreateUserBody, bodyOf(USER_CREATE_FLAGS, inv.values));
     },
     run: (s, body) => people.createUser(s, body),
   }),
