@@ -1,6 +1,15 @@
 import { Value } from "@sinclair/typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChannelView, PriceView, TokenView, UserView } from "../../src/api/admin/views.js";
+import {
+  ChannelView,
+  channelView,
+  PriceView,
+  priceView,
+  TokenView,
+  tokenView,
+  UserView,
+  userView,
+} from "../../src/api/admin/views.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 
@@ -94,6 +103,23 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const put = await admin("PUT", "/group-ratios/gold", gold);
       expect(put.status).toBe(200);
       expect(put.body.data).toEqual({ group: "gold", ratio: 0.75 });
+    });
+
+    it("builds views with exactly the fields of their schemas, so no field is dropped from an answer unseen", async () => {
+      // An answer is serialised by its schema, which leaves out any field the schema lacks.
+      const { userId, tokenId } = await gw.createUser();
+      const channelId = await gw.createChannel({ type: "gemini", baseUrl: "http://127.0.0.1:9", models: ["m-v"] });
+      const ctx = gw.gateway.ctx;
+      const views: [string, Parameters<typeof Value.Check>[0], unknown][] = [
+        ["user", UserView, userView((await ctx.users.get(userId)) as never)],
+        ["token", TokenView, tokenView((await ctx.tokens.get(tokenId)) as never)],
+        ["channel", ChannelView, channelView((await ctx.channels.get(channelId)) as never)],
+        ["price", PriceView, priceView((await ctx.prices.getPrice("image", "image-model")) as never)],
+      ];
+      for (const [name, schema, view] of views) {
+        expect(Value.Check(schema, view), `${name}: ${JSON.stringify([...Value.Errors(schema, view)][0])}`).toBe(true);
+        expect(Object.keys(view as object).sort(), name).toEqual(Object.keys(schema.properties).sort());
+      }
     });
 
     it("ignores read-only fields in a PATCH and applies the writable ones", async () => {
