@@ -4,6 +4,8 @@ import { resetAdminKey } from "../auth/admin-key.js";
 import { type Config, loadConfig } from "../config.js";
 import { configFilePath, loadConfigWithFile } from "../config-file.js";
 import { isGatewayError } from "../errors.js";
+import type { ChangeTopic } from "../events/change-bus.js";
+import { RedisChangeBus } from "../events/redis-change-bus.js";
 import { Channels } from "../store/channels.js";
 import { openStore, type Store } from "../store/database.js";
 import { Ledger } from "../store/ledger.js";
@@ -30,7 +32,7 @@ ${Object.values(COMMANDS)
 Exit codes: 0 done, 1 failure (store unreachable...), 2 usage or invalid value (nothing written),
 3 not found, 4 conflict with the current state (a revoked token, a channel still in use).`;
 
-function storesOf(store: Store, config: Config): AdminStores {
+function storesOf(store: Store, config: Config, changed: Set<ChangeTopic>): AdminStores {
   return {
     users: new Users(store.db),
     tokens: new Tokens(store.db),
@@ -38,9 +40,26 @@ function storesOf(store: Store, config: Config): AdminStores {
     prices: new PriceBook(store.db),
     ledger: Ledger.forStore(store),
     allowPrivateWebhooks: config.webhooks.allowPrivateUrls,
-    // Running gateways drop their caches on their own within their cache interval.
-    announce: async () => {},
+    // Told to running gateways through Redis after the command, when Redis is configured.
+    announce: async (topic) => {
+      changed.add(topic);
+    },
   };
+}
+
+/**
+ * Tells running gateways through Redis (when configured) to drop what changed; without Redis, or
+ * if it cannot be reached, their caches expire on their own. The change is stored either way.
+ */
+async function announceChanges(io: AdminIo, config: Config, changed: Set<ChangeTopic>): Promise<void> {
+  if (changed.size === 0 || !config.redisUrl) return;
+  try {
+    await RedisChangeBus.announceOnce(config.redisUrl, config.redisKeyPrefix, changed);
+  } catch (err) {
+    io.stderr.write(
+      `note: the change is stored, but running gateways could not be told through Redis (${err instanceof Error ? err.message : String(err)}); they see it when their caches expire\n`,
+    );
+  }
 }
 
 function configure(env: NodeJS.ProcessEnv): Config {
@@ -101,8 +120,10 @@ export async function runAdminCommand(args: string[], io: AdminIo = process): Pr
   const store = openStore(config.databaseUrl);
   try {
     await migrateToLatest(store);
-    const result = await cmd.run(storesOf(store, config), prepared as never);
+    const changed = new Set<ChangeTopic>();
+    const result = await cmd.run(storesOf(store, config, changed), prepared as never);
     io.stdout.write(json ? `${JSON.stringify(result)}\n` : humanText(result));
+    await announceChanges(io, config, changed);
     return EXIT.ok;
   } catch (err) {
     if (!isGatewayError(err)) return failure(io, err);

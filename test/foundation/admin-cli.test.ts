@@ -9,7 +9,9 @@ import { runAdminCommand } from "../../src/cli/admin.js";
 import { sha256Hex } from "../../src/core/ids.js";
 import { openStore, type Store } from "../../src/store/database.js";
 import { migrateToLatest } from "../../src/store/migrate.js";
+import { startTestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
+import { HAS_REDIS, REDIS_URL, uniqueRedisPrefix } from "../support/redis.js";
 
 const run = promisify(execFile);
 
@@ -188,6 +190,15 @@ for (const kind of ["sqlite", "postgres"] as const) {
       expect(out.stderr).toMatch(/^admin command failed: [^\n]+\n$/);
     });
 
+    it("stores a change even when Redis cannot be reached to announce it, and says so", async () => {
+      const out = await cli(["price", "set", "image", "redis-down", "--price", "0.1"], {
+        REDIS_URL: "redis://127.0.0.1:1",
+      });
+      expect(out.code).toBe(0);
+      expect(out.stderr).toMatch(/^note: the change is stored, but running gateways could not be told through Redis/);
+      expect(await json("price", "show", "image", "redis-down")).toMatchObject({ price: 0.1 });
+    });
+
     it("lists, shows, updates, disables and deletes users and tokens", async () => {
       const carol = await json("user", "create", "--name", "carol", "--quota", "5000");
       expect(carol).toMatchObject({ name: "carol", quota: 5000, status: "enabled" });
@@ -319,3 +330,42 @@ for (const kind of ["sqlite", "postgres"] as const) {
     });
   });
 }
+
+describe.skipIf(!HAS_REDIS)("admin command line and running gateways", () => {
+  it("tells running gateways through Redis, so a token disabled from the command line is refused at once", async () => {
+    const prefix = uniqueRedisPrefix();
+    const gw = await startTestGateway("sqlite", { redisUrl: REDIS_URL, redisKeyPrefix: prefix });
+    try {
+      const { key, tokenId } = await gw.createUser();
+      // The token is now in the gateway's cache, which alone would keep it for a minute.
+      await gw.gateway.ctx.auth.authenticate(key, "127.0.0.1");
+      let stderr = "";
+      const code = await runAdminCommand(["token", "disable", String(tokenId)], {
+        stdout: { write: () => true },
+        stderr: { write: (t: string) => (stderr += t) },
+        env: {
+          ...process.env,
+          DATABASE_URL: gw.gateway.ctx.config.databaseUrl,
+          REDIS_URL,
+          REDIS_KEY_PREFIX: prefix,
+          ADMIN_KEY: "",
+          CONFIG_FILE: "",
+        },
+      });
+      expect(code, stderr).toBe(0);
+      expect(stderr).toBe("");
+      const deadline = Date.now() + 2000;
+      let refused = false;
+      while (!refused && Date.now() < deadline) {
+        refused = await gw.gateway.ctx.auth.authenticate(key, "127.0.0.1").then(
+          () => false,
+          (err) => err.code === "token_disabled",
+        );
+        if (!refused) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(refused).toBe(true);
+    } finally {
+      await gw.close();
+    }
+  });
+});
