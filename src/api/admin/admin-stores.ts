@@ -22,7 +22,7 @@ export interface AdminStores {
   announce(topic: ChangeTopic): Promise<void>;
 }
 
-/** A numeric id from a path or a flag, or a 404-free validation error naming it. */
+/** The 404 of a resource that does not exist. */
 export function notFound(what: string, id: string | number): GatewayError {
   return new GatewayError("GW_ERR_NOT_FOUND", `No ${what} ${id}.`);
 }
