@@ -9,7 +9,7 @@ import { imageRoutes } from "./api/images/index.js";
 import { opsRoutes } from "./api/ops/index.js";
 import { installSurface, sendError, surfaceOfUrl } from "./api/surfaces.js";
 import { taskRoutes } from "./api/tasks/index.js";
-import { resolveAdminKeyHash } from "./auth/admin-key.js";
+import { adminKeyHashSource, resolveAdminKeyHash } from "./auth/admin-key.js";
 import { Authenticator } from "./auth/authenticator.js";
 import type { Config } from "./config.js";
 import { applyConfiguredCatalog } from "./config-file.js";
@@ -152,7 +152,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
       app.log.warn({ err }, "request log rows dropped"),
     ),
-    adminKeyHash,
+    adminKeyHash: adminKeyHashSource(store.db, config.adminKey, adminKeyHash),
     instanceId,
     publicBaseUrl: () => (config.publicBaseUrl ?? listenUrl).replace(/\/+$/, ""),
     announce: async (topic) => {

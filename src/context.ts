@@ -42,7 +42,8 @@ export interface GatewayContext {
   idempotency: IdempotencyKeys;
   /** Batched, off-the-hot-path request log (one row per relayed call). */
   requestLogs: RequestLogWriter;
-  adminKeyHash: string;
+  /** The admin key's hash as it stands now (re-read from the store, see `auth/admin-key.ts`). */
+  adminKeyHash(): Promise<string>;
   /** Unique name of this process, used as lease owner by workers. */
   instanceId: string;
   /** Absolute base URL for links the gateway hands out (PUBLIC_BASE_URL or the listen address). */

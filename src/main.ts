@@ -14,7 +14,8 @@ const USAGE = `usage: media-gateway <command>
                                               run the gateway (default command); FILE or
                                               CONFIG_FILE: a YAML or JSON config file
   migrate [--config FILE]                     apply database migrations and exit
-  admin ...                                   bootstrap users, tokens and channels (admin --help)
+  admin ...                                   manage users, tokens, channels and prices on the
+                                              store; reset a lost admin key (admin --help)
   simulate [--port N] [--seed N]              run the upstream simulator
   demo [--port N]                             simulator + gateway, seeded, with a command per endpoint`;
 
@@ -92,7 +93,8 @@ async function main(argv: string[]) {
     case "migrate":
       return migrate(rest);
     case "admin":
-      return runAdminCommand(rest);
+      process.exitCode = await runAdminCommand(rest);
+      return;
     case "simulate":
       return simulate(rest);
     case "demo": {

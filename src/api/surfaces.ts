@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ERRORS, type ErrorName, GatewayError, isGatewayError } from "../errors.js";
 import { isStoreBusy } from "../store/busy.js";
+import { type Surface, withErrorResponses } from "./error-schemas.js";
 
-/** Each public surface answers errors in its own body shape. */
-export type Surface = "envelope" | "openai" | "google";
+export type { Surface };
 
 const GOOGLE_STATUS: Record<number, string> = {
   400: "INVALID_ARGUMENT",
@@ -135,6 +135,7 @@ export function sendError(reply: FastifyReply, surface: Surface, err: GatewayErr
  * in that surface's shape.
  */
 export function installSurface(app: FastifyInstance, surface: Surface): void {
+  app.addHook("onRoute", (route) => withErrorResponses(route, surface));
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const gwError = toGatewayError(error);
     if (gwError.status >= 500 && gwError.errorName === "GW_ERR_INTERNAL") {

@@ -33,6 +33,48 @@ export async function resolveAdminKeyHash(
   return { hash, generated: key };
 }
 
+/**
+ * A new admin key for a lost one: only its hash is stored, the plain key is returned once for the
+ * caller to print. Gateways that take their key from the store see it within `ADMIN_KEY_TTL_MS`.
+ */
+export async function resetAdminKey(db: Kysely<Database>): Promise<string> {
+  const key = newAdminKey();
+  const value = JSON.stringify(sha256Hex(key));
+  await db
+    .insertInto("settings")
+    .values({ key: SETTING, value, updated_at: unixNow() })
+    .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: unixNow() }))
+    .execute();
+  return key;
+}
+
+/** How long a gateway keeps the stored admin key hash before reading it again. */
+export const ADMIN_KEY_TTL_MS = 10_000;
+
+/**
+ * The admin key hash a gateway checks against: fixed when ADMIN_KEY is set, else the stored one,
+ * read again every `ttlMs` so that a key reset from the command line reaches running gateways.
+ */
+export function adminKeyHashSource(
+  db: Kysely<Database>,
+  configured: string | null,
+  initialHash: string,
+  ttlMs = ADMIN_KEY_TTL_MS,
+  now: () => number = Date.now,
+): () => Promise<string> {
+  if (configured) return async () => initialHash;
+  let hash = initialHash;
+  let readAt = now();
+  return async () => {
+    if (now() - readAt >= ttlMs) {
+      readAt = now();
+      const row = await db.selectFrom("settings").select("value").where("key", "=", SETTING).executeTakeFirst();
+      if (row) hash = JSON.parse(row.value) as string;
+    }
+    return hash;
+  };
+}
+
 /** Compares a presented key with the stored hash in constant time. */
 export function adminKeyMatches(presented: string | null, expectedHash: string): boolean {
   const a = Buffer.from(sha256Hex(presented ?? ""), "hex");

@@ -1,131 +1,186 @@
-import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { userView } from "../api/admin/views.js";
-import { loadConfig } from "../config.js";
-import { CHANNEL_TYPES, Channels, type ChannelType, publicChannel } from "../store/channels.js";
-import { openStore } from "../store/database.js";
+import type { AdminStores } from "../api/admin/admin-stores.js";
+import { resetAdminKey } from "../auth/admin-key.js";
+import { type Config, loadConfig } from "../config.js";
+import { configFilePath, loadConfigWithFile } from "../config-file.js";
+import { isGatewayError } from "../errors.js";
+import type { ChangeTopic } from "../events/change-bus.js";
+import { RedisChangeBus } from "../events/redis-change-bus.js";
+import { Channels } from "../store/channels.js";
+import { openStore, type Store } from "../store/database.js";
 import { Ledger } from "../store/ledger.js";
 import { migrateToLatest } from "../store/migrate.js";
+import { PriceBook } from "../store/prices.js";
 import { Tokens } from "../store/tokens.js";
 import { Users } from "../store/users.js";
+import { COMMANDS } from "./admin-commands.js";
+import { UsageError } from "./flags.js";
+import { humanText } from "./human-output.js";
 
-const USAGE = `usage: media-gateway admin <what> <verb> [options]   (works on DATABASE_URL / DATA_DIR directly)
-  user create --name NAME [--group GROUP] [--quota N]   (prints the webhook signing secret once)
-  user topup --user ID --amount N [--reference REF]
-  token create --user ID --name NAME [--models a,b] [--quota-limit N]
-  channel create --name NAME --type ${CHANNEL_TYPES.join("|")} --base-url URL --key KEY --models a,b
-                 [--priority N] [--weight N] [--groups g1,g2]
-Each prints one JSON line. A token's key is printed once, at creation.`;
+/** Exit codes of `media-gateway admin ...` (docs/admin-cli.md). */
+export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, conflict: 4 } as const;
 
-class UsageError extends Error {}
+const USAGE = `usage: media-gateway admin <what> <verb> [arguments] [options] [--json]
+Works on the configured store directly (DATABASE_URL / DATA_DIR, or CONFIG_FILE), without HTTP.
 
-function need(values: Record<string, string | undefined>, name: string): string {
-  const v = values[name];
-  if (v === undefined || v === "") throw new UsageError(`--${name} is required`);
-  return v;
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}`)
+  .join("\n")}
+  key reset   (a new admin key for a lost one, printed once; only its hash is stored)
+
+--json prints the result as one JSON line (field names as in the admin API).
+Exit codes: 0 done, 1 failure (store unreachable...), 2 usage or invalid value (nothing written),
+3 not found, 4 conflict with the current state (a revoked token, a channel still in use).`;
+
+function storesOf(store: Store, config: Config, changed: Set<ChangeTopic>): AdminStores {
+  return {
+    users: new Users(store.db),
+    tokens: new Tokens(store.db),
+    channels: new Channels(store.db),
+    prices: new PriceBook(store.db),
+    ledger: Ledger.forStore(store),
+    allowPrivateWebhooks: config.webhooks.allowPrivateUrls,
+    // Told to running gateways through Redis after the command, when Redis is configured.
+    announce: async (topic) => {
+      changed.add(topic);
+    },
+  };
 }
 
-function int(values: Record<string, string | undefined>, name: string): number | undefined {
-  const v = values[name];
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number`);
-  return Number(v);
-}
-
-const list = (v: string | undefined) =>
-  v === undefined
-    ? undefined
-    : v
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean);
-
-/** Runs one bootstrap step against the configured store, without HTTP. */
-export async function runAdminCommand(args: string[]): Promise<void> {
-  const [what, verb, ...rest] = args;
-  if (!what || what === "--help" || what === "help") {
-    process.stdout.write(`${USAGE}\n`);
-    return;
+/**
+ * Tells running gateways through Redis (when configured) to drop what changed; without Redis, or
+ * if it cannot be reached, their caches expire on their own. The change is stored either way.
+ */
+async function announceChanges(io: AdminIo, config: Config, changed: Set<ChangeTopic>): Promise<void> {
+  if (changed.size === 0 || !config.redisUrl) return;
+  try {
+    await RedisChangeBus.announceOnce(config.redisUrl, config.redisKeyPrefix, changed);
+  } catch (err) {
+    io.stderr.write(
+      `note: the change is stored, but running gateways could not be told through Redis (${err instanceof Error ? err.message : String(err)}); they see it when their caches expire\n`,
+    );
   }
-  const { values } = parseArgs({
-    args: rest,
-    options: Object.fromEntries(
-      [
-        "name",
-        "group",
-        "quota",
-        "user",
-        "amount",
-        "reference",
-        "models",
-        "quota-limit",
-        "type",
-        "base-url",
-        "key",
-        "priority",
-        "weight",
-        "groups",
-      ].map((o) => [o, { type: "string" as const }]),
-    ),
-  }) as { values: Record<string, string | undefined> };
+}
 
-  const store = openStore(loadConfig().databaseUrl);
+function configure(env: NodeJS.ProcessEnv): Config {
+  const file = configFilePath(undefined, env);
+  return file ? loadConfigWithFile(file, env) : loadConfig(env);
+}
+
+/** Where a command writes: the process's streams, or a test's. */
+export interface AdminIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: NodeJS.ProcessEnv;
+}
+
+function fail(io: AdminIo, code: number, message: string, withUsage: string | null): number {
+  io.stderr.write(`${message}\n${withUsage === null ? "" : `usage: media-gateway admin ${withUsage}\n`}`);
+  return code;
+}
+
+/** Runs one admin command against the configured store; returns the exit code. */
+export async function runAdminCommand(args: string[], io: AdminIo = process): Promise<number> {
+  const [what, verb, ...rest] = args;
+  if (!what || what === "--help" || what === "-h" || what === "help") {
+    io.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  const name = `${what} ${verb ?? ""}`.trim();
+  if (name === "key reset") return keyReset(rest, io);
+  const cmd = COMMANDS[name];
+  if (!cmd) return fail(io, EXIT.usage, `unknown admin command "${name}"\n${USAGE}`, null);
+
+  let prepared: unknown;
+  let json = false;
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        ...Object.fromEntries(Object.keys(cmd.flags).map((f) => [f, { type: "string" as const }])),
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+    if (values.help) {
+      io.stdout.write(`usage: media-gateway admin ${cmd.usage}\n`);
+      return EXIT.ok;
+    }
+    json = values.json === true;
+    prepared = cmd.prepare({ values, positionals });
+  } catch (err) {
+    const message = err instanceof UsageError ? err.message : parseArgsMessage(err);
+    if (message === null) throw err;
+    return fail(io, EXIT.usage, message, cmd.usage);
+  }
+
+  const config = configure(io.env);
+  const store = openStore(config.databaseUrl);
   try {
     await migrateToLatest(store);
-    const users = new Users(store.db);
-    const out = (v: unknown) => process.stdout.write(`${JSON.stringify(v)}\n`);
-    const command = `${what} ${verb ?? ""}`;
-    if (command === "user create") {
-      const user = await users.create({ name: need(values, "name"), group: values.group });
-      const quota = int(values, "quota");
-      if (quota)
-        await Ledger.forStore(store).topUp(Number(user.id), quota, `topup:user-${user.id}:initial`, "initial quota");
-      // The webhook signing secret is printed once, here.
-      out({ ...userView((await users.get(Number(user.id))) ?? user), webhook_secret: user.webhook_secret });
-    } else if (command === "user topup") {
-      const userId = int(values, "user") ?? Number(need(values, "user"));
-      const amount = int(values, "amount") ?? Number(need(values, "amount"));
-      if (!(await users.get(userId))) throw new UsageError(`no user ${userId}`);
-      const reference = values.reference ?? `topup:${randomUUID()}`;
-      const outcome = await Ledger.forStore(store).topUp(userId, amount, reference, "cli top-up");
-      out({ applied: outcome.applied, reference, quota: Number((await users.get(userId))?.quota) });
-    } else if (command === "token create") {
-      const userId = int(values, "user") ?? Number(need(values, "user"));
-      if (!(await users.get(userId))) throw new UsageError(`no user ${userId}`);
-      const { row, key } = await new Tokens(store.db).create({
-        userId,
-        name: need(values, "name"),
-        models: list(values.models) ?? null,
-        quotaLimit: int(values, "quota-limit") ?? null,
-      });
-      out({ id: Number(row.id), user_id: userId, name: row.name, key });
-    } else if (command === "channel create") {
-      const type = need(values, "type");
-      if (!CHANNEL_TYPES.includes(type as ChannelType))
-        throw new UsageError(`--type must be one of ${CHANNEL_TYPES.join(", ")}`);
-      const baseUrl = need(values, "base-url");
-      if (!/^https?:\/\//.test(baseUrl)) throw new UsageError("--base-url must be an http(s) URL");
-      const channel = await new Channels(store.db).create({
-        name: need(values, "name"),
-        type: type as ChannelType,
-        baseUrl,
-        key: need(values, "key"),
-        models: list(need(values, "models")) ?? [],
-        groups: list(values.groups),
-        priority: int(values, "priority"),
-        weight: int(values, "weight"),
-      });
-      out(publicChannel(channel));
-    } else {
-      throw new UsageError(`unknown admin command "${command.trim()}"`);
-    }
+    const changed = new Set<ChangeTopic>();
+    const result = await cmd.run(storesOf(store, config, changed), prepared as never);
+    io.stdout.write(json ? `${JSON.stringify(result)}\n` : humanText(result));
+    await announceChanges(io, config, changed);
+    return EXIT.ok;
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`${err.message}\n${USAGE}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    throw err;
+    if (!isGatewayError(err)) return failure(io, err);
+    const code = err.status === 404 ? EXIT.notFound : err.status === 409 ? EXIT.conflict : EXIT.usage;
+    return fail(io, code, err.message, code === EXIT.usage ? cmd.usage : null);
+  } finally {
+    await store.close();
+  }
+}
+
+/** A failure that is not the command's fault (the store unreachable...): one line, exit 1. */
+function failure(io: AdminIo, err: unknown): number {
+  const detail =
+    io.env.LOG_LEVEL === "debug" && err instanceof Error
+      ? (err.stack ?? err.message)
+      : String(err instanceof Error ? err.message : err);
+  io.stderr.write(`admin command failed: ${detail}\n`);
+  return EXIT.failure;
+}
+
+/** parseArgs's own errors (an unknown or mistyped flag, a flag without its value) in one line. */
+function parseArgsMessage(err: unknown): string | null {
+  const code = (err as { code?: string }).code;
+  if (typeof code !== "string" || !code.startsWith("ERR_PARSE_ARGS")) return null;
+  const message = (err as Error).message.split("\n")[0] ?? "";
+  return message.replace(/\. To specify a positional argument.*$/, "").replace(/^Unknown option/, "unknown option");
+}
+
+async function keyReset(rest: string[], io: AdminIo): Promise<number> {
+  let json = false;
+  try {
+    const { values } = parseArgs({ args: rest, strict: true, options: { json: { type: "boolean" } } });
+    json = values.json === true;
+  } catch (err) {
+    const message = parseArgsMessage(err);
+    if (message === null) throw err;
+    return fail(io, EXIT.usage, message, "key reset [--json]");
+  }
+  const config = configure(io.env);
+  if (config.adminKey) {
+    return fail(
+      io,
+      EXIT.usage,
+      "ADMIN_KEY is set, and a gateway takes its admin key from there before the store: change ADMIN_KEY instead (nothing was written)",
+      null,
+    );
+  }
+  const store = openStore(config.databaseUrl);
+  try {
+    await migrateToLatest(store);
+    const key = await resetAdminKey(store.db);
+    io.stdout.write(
+      json
+        ? `${JSON.stringify({ admin_key: key })}\n`
+        : `New admin key (shown once; only its hash is stored):\n  admin key: ${key}\nRunning gateways accept it, and refuse the old one, within 10 seconds.\n`,
+    );
+    return EXIT.ok;
   } finally {
     await store.close();
   }

@@ -18,7 +18,7 @@ export class RedisChangeBus implements ChangeBus {
     const options = { lazyConnect: true, maxRetriesPerRequest: 2, enableAutoPipelining: true };
     this.pub = new Redis(url, options);
     this.sub = new Redis(url, options);
-    this.channel = `${prefix}:changes`;
+    this.channel = `${prefix}:changes`; // also in announceOnce
     // Connection trouble is retried by ioredis; it must never crash the process.
     this.pub.on("error", () => {});
     this.sub.on("error", () => {});
@@ -33,6 +33,27 @@ export class RedisChangeBus implements ChangeBus {
     await Promise.all([bus.pub.connect(), bus.sub.connect()]);
     await bus.sub.subscribe(bus.channel);
     return bus;
+  }
+
+  /**
+   * Announces changes made outside any gateway (the admin command line) and disconnects: one
+   * attempt, no retries, so an unreachable Redis fails at once instead of holding the caller.
+   */
+  static async announceOnce(url: string, prefix: string, topics: Iterable<ChangeTopic>): Promise<void> {
+    const client = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      connectTimeout: 3000,
+      enableOfflineQueue: false,
+    });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      for (const topic of topics) await client.publish(`${prefix}:changes`, topic);
+    } finally {
+      client.disconnect();
+    }
   }
 
   /** The publishing connection, shared with the rate limiter. */

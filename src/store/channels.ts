@@ -160,6 +160,29 @@ export class Channels {
     return row ? toChannel(row) : undefined;
   }
 
+  /**
+   * Deletes a channel unless an unfinished task is bound to it (its poller still needs the
+   * channel's address and key). Finished tasks keep the number of the channel that served them.
+   */
+  async remove(id: number): Promise<{ deleted: true } | { deleted: false; unfinishedTasks: number } | undefined> {
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const exists = await trx.selectFrom("channels").select("id").where("id", "=", id).executeTakeFirst();
+      if (!exists) return undefined;
+      const busy = await trx
+        .selectFrom("tasks")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("channel_id", "=", id)
+        .where("status", "in", ["NOT_START", "SUBMITTED", "QUEUED", "IN_PROGRESS"])
+        .executeTakeFirstOrThrow();
+      const unfinishedTasks = Number(busy.n);
+      if (unfinishedTasks > 0) return { deleted: false as const, unfinishedTasks };
+      await trx.deleteFrom("channels").where("id", "=", id).execute();
+      return { deleted: true as const };
+    });
+    this.invalidate();
+    return outcome;
+  }
+
   async get(id: number): Promise<Channel | undefined> {
     const row = await this.db.selectFrom("channels").selectAll().where("id", "=", id).executeTakeFirst();
     return row ? toChannel(row) : undefined;

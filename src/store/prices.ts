@@ -123,6 +123,28 @@ export class PriceBook {
     this.invalidate();
   }
 
+  /** One price as stored now (not from the cache). */
+  getPrice(kind: PriceKind, name: string): Promise<PriceRow | undefined> {
+    return this.db
+      .selectFrom("prices")
+      .selectAll()
+      .where("kind", "=", kind)
+      .where("name", "=", name)
+      .executeTakeFirst();
+  }
+
+  /** Deletes a price; requests that need it are refused until one is set again. */
+  async deletePrice(kind: PriceKind, name: string): Promise<boolean> {
+    const rows = await this.db
+      .deleteFrom("prices")
+      .where("kind", "=", kind)
+      .where("name", "=", name)
+      .returning("name")
+      .execute();
+    this.invalidate();
+    return rows.length > 0;
+  }
+
   /** Ratio of a billing group; 1 for a group with no ratio set. */
   async groupRatio(group: string): Promise<number> {
     this.fresh();

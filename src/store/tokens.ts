@@ -72,4 +72,16 @@ export class Tokens {
     if (patch.ipAllow !== undefined) set.ip_allow = patch.ipAllow ? JSON.stringify(patch.ipAllow) : null;
     return this.db.updateTable("tokens").set(set).where("id", "=", id).returningAll().executeTakeFirst();
   }
+
+  /** Revokes every token of a user that is not revoked yet; returns how many. */
+  async revokeAllOfUser(userId: number): Promise<number> {
+    const rows = await this.db
+      .updateTable("tokens")
+      .set({ status: "revoked", updated_at: unixNow() })
+      .where("user_id", "=", userId)
+      .where("status", "!=", "revoked")
+      .returning("id")
+      .execute();
+    return rows.length;
+  }
 }

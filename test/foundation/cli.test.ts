@@ -14,11 +14,15 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("command line", () => {
   it("bootstraps a user, a top-up, a token and a channel on the configured store without HTTP", async () => {
-    const user = JSON.parse((await cli("admin", "user", "create", "--name", "alice", "--quota", "5000")).stdout);
+    const user = JSON.parse(
+      (await cli("admin", "user", "create", "--name", "alice", "--quota", "5000", "--json")).stdout,
+    );
     expect(user).toMatchObject({ id: 1, name: "alice", quota: 5000 });
-    const topup = JSON.parse((await cli("admin", "user", "topup", "--user", "1", "--amount", "1000")).stdout);
+    const topup = JSON.parse((await cli("admin", "user", "topup", "--user", "1", "--amount", "1000", "--json")).stdout);
     expect(topup).toMatchObject({ applied: true, quota: 6000 });
-    const token = JSON.parse((await cli("admin", "token", "create", "--user", "1", "--name", "laptop")).stdout);
+    const token = JSON.parse(
+      (await cli("admin", "token", "create", "--user", "1", "--name", "laptop", "--json")).stdout,
+    );
     expect(token.key).toMatch(/^sk-[0-9A-Za-z]{48}$/);
     const channel = JSON.parse(
       (
@@ -36,6 +40,7 @@ describe("command line", () => {
           "channel-secret",
           "--models",
           "gemini-2.5-flash,gemini-2.5-pro",
+          "--json",
         )
       ).stdout,
     );

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 
-type Operation = { tags?: string[]; security?: Record<string, string[]>[]; requestBody?: unknown };
+type Schema = { properties?: Record<string, Schema>; type?: string; readOnly?: boolean; writeOnly?: boolean };
+type Response = { description: string; content?: Record<string, { schema: Schema }> };
+type Operation = {
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses?: Record<string, Response>;
+};
 type Document = {
   openapi: string;
   info: { title: string; version: string };
@@ -37,6 +44,12 @@ const EXPECTED: [string, string][] = [
   ["put", "/api/admin/group-ratios/{group}"],
   ["get", "/api/admin/tasks"],
   ["get", "/api/admin/webhooks"],
+  ["delete", "/api/admin/users/{id}"],
+  ["get", "/api/admin/tokens/{id}"],
+  ["delete", "/api/admin/channels/{id}"],
+  ["get", "/api/admin/prices/{kind}/{name}"],
+  ["patch", "/api/admin/prices/{kind}/{name}"],
+  ["delete", "/api/admin/prices/{kind}/{name}"],
   ["put", "/api/admin/users/{id}/webhook"],
   ["post", "/api/admin/users/{id}/webhook-secret"],
   ["post", "/audioa/submit/MUSIC"],
@@ -115,6 +128,60 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     it("marks routes that take no credentials as public", () => {
       expect(doc.paths["/v1/images/files/{key}"]?.get?.security).toEqual([]);
       expect(doc.paths["/audiob/callback/{secret}"]?.post?.security).toEqual([]);
+    });
+
+    it("describes every route's success and error answers, errors in its surface's shape", () => {
+      const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.entries(ops).map(([method, op]) => ({ route: `${method} ${path}`, op })),
+      );
+      expect(operations.length).toBeGreaterThanOrEqual(EXPECTED.length);
+      for (const { route, op } of operations) {
+        const responses = op.responses ?? {};
+        const codes = Object.keys(responses);
+        expect(JSON.stringify(responses), route).not.toContain("Default Response");
+        expect(codes.filter((c) => c.startsWith("2")).length, `${route}: a success answer`).toBeGreaterThan(0);
+        expect(codes.filter((c) => c.startsWith("4")).length, `${route}: an error answer`).toBeGreaterThan(0);
+        for (const [code, response] of Object.entries(responses)) {
+          expect(response.description, `${route} ${code}`).not.toBe("");
+          expect(Object.keys(response.content ?? {}).length, `${route} ${code}: a body schema`).toBeGreaterThan(0);
+        }
+        const error = responses["4XX"]?.content?.["application/json"]?.schema;
+        const tag = op.tags?.[0];
+        if (tag === "images") {
+          expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual([
+            "message",
+            "type",
+            "param",
+            "code",
+          ]);
+        } else if (tag === "content") {
+          expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual(["code", "message", "status"]);
+        } else {
+          expect(Object.keys(error?.properties ?? {}), route).toEqual(["code", "message", "data"]);
+          expect(error?.properties?.data?.type, route).toBe("null");
+        }
+      }
+    });
+
+    it("describes the content answers as relayed: JSON for generateContent, events or an array for streams", () => {
+      const one = doc.paths["/v1beta/models/{model}:generateContent"]?.post?.responses?.["200"]?.content ?? {};
+      expect(Object.keys(one)).toEqual(["application/json"]);
+      expect(one["application/json"]?.schema.properties).toHaveProperty("candidates");
+      const stream = doc.paths["/v1beta/models/{model}:streamGenerateContent"]?.post?.responses?.["200"]?.content;
+      expect(Object.keys(stream ?? {}).sort()).toEqual(["application/json", "text/event-stream"]);
+    });
+
+    it("marks a channel's key write-only and the fields the gateway keeps read-only", () => {
+      const patch = doc.paths["/api/admin/channels/{id}"]?.patch?.requestBody?.content["application/json"]?.schema;
+      expect(patch?.properties?.key?.writeOnly).toBe(true);
+      expect(patch?.properties?.id?.readOnly).toBe(true);
+      expect(patch?.properties?.base_url).toBeDefined();
+      const shown =
+        doc.paths["/api/admin/channels/{id}"]?.get?.responses?.["200"]?.content?.["application/json"]?.schema.properties
+          ?.data;
+      expect(shown?.properties).not.toHaveProperty("key");
+      expect(Object.keys(shown?.properties ?? {}).filter((k) => /[A-Z]/.test(k))).toEqual([]);
+      expect(shown?.properties?.failure_count?.readOnly).toBe(true);
     });
 
     it("keeps the documentation's own routes out of the document", () => {

@@ -36,7 +36,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       );
       const c = await channel(id);
       expect(c.status).toBe("auto_disabled");
-      expect(c.statusReason).toContain("credentials");
+      expect(c.status_reason).toContain("credentials");
       expect(await gw.gateway.ctx.channels.candidates("m1", "default")).toEqual([]);
     });
 
@@ -57,10 +57,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       }
       const c = await channel(id);
       expect(c.status).toBe("auto_disabled");
-      expect(c.statusReason).toMatch(/3 consecutive failures/);
-      expect(c.lastError).toContain("timed out");
-      expect(c.recentSuccessRate).toBeLessThan(1);
-      expect(c.requestCount).toBe(7);
+      expect(c.status_reason).toMatch(/3 consecutive failures/);
+      expect(c.last_error).toContain("timed out");
+      expect(c.recent_success_rate).toBeLessThan(1);
+      expect(c.request_count).toBe(7);
     });
 
     it("re-enables a recovered channel on the probe and leaves an unreachable one disabled", async () => {

@@ -88,9 +88,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const refusing = await channel(ids.refusing);
       const hung = await channel(ids.hanging);
       expect(refusing.status).toBe("auto_disabled");
-      expect(refusing.statusReason).toMatch(/consecutive failures.*unreachable/);
+      expect(refusing.status_reason).toMatch(/consecutive failures.*unreachable/);
       expect(hung.status).toBe("auto_disabled");
-      expect(hung.statusReason).toMatch(/consecutive failures.*timed out/);
+      expect(hung.status_reason).toMatch(/consecutive failures.*timed out/);
       expect((await channel(ids.healthy)).status).toBe("enabled");
       // Healthy calls all went to the simulator.
       expect(sim.received.filter((r) => r.protocol === "gemini")).toHaveLength(6);

@@ -4,6 +4,7 @@ import { bearerKey } from "../../auth/credentials.js";
 import type { GatewayContext } from "../../context.js";
 import { GatewayError } from "../../errors.js";
 import { installSurface } from "../surfaces.js";
+import type { AdminStores } from "./admin-stores.js";
 import { channelAdminRoutes } from "./channels.js";
 import { userAdminRoutes } from "./users.js";
 
@@ -17,11 +18,20 @@ export async function adminRoutes(app: FastifyInstance, opts: { ctx: GatewayCont
     await ctx.limits.assertAuthAllowed(request.ip);
     const header = request.headers["x-admin-key"];
     const presented = typeof header === "string" ? header : bearerKey(request);
-    if (!adminKeyMatches(presented, ctx.adminKeyHash)) {
+    if (!adminKeyMatches(presented, await ctx.adminKeyHash())) {
       await ctx.limits.recordAuthFailure(request.ip);
       throw new GatewayError("GW_ERR_ADMIN_UNAUTHENTICATED");
     }
   });
-  await app.register(userAdminRoutes, { ctx });
-  await app.register(channelAdminRoutes, { ctx });
+  const stores: AdminStores = {
+    users: ctx.users,
+    tokens: ctx.tokens,
+    channels: ctx.channels,
+    prices: ctx.prices,
+    ledger: ctx.ledger,
+    allowPrivateWebhooks: ctx.config.webhooks.allowPrivateUrls,
+    announce: ctx.announce,
+  };
+  await app.register(userAdminRoutes, { stores });
+  await app.register(channelAdminRoutes, { ctx, stores });
 }

@@ -1,5 +1,15 @@
 import { Type } from "@sinclair/typebox";
-import { CHANNEL_TYPES } from "../../store/channels.js";
+import {
+  ChannelKey,
+  ChannelView,
+  channelWritable,
+  GroupRatioView,
+  PriceView,
+  patchBodyOf,
+  TokenView,
+  UserView,
+  userWritable,
+} from "./views.js";
 
 export const IdParams = Type.Object({ id: Type.String({ pattern: "^[0-9]{1,15}$" }) });
 export const ListQuery = Type.Object(
@@ -12,26 +22,19 @@ export const ListQuery = Type.Object(
 );
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
-const Status = Type.Union([Type.Literal("enabled"), Type.Literal("disabled")]);
 
 export const CreateUserBody = Type.Object(
   {
-    name: Name,
-    group: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    name: userWritable.name,
+    group: Type.Optional(userWritable.group),
     /** Initial quota, recorded as a top-up. */
     quota: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
   },
   { additionalProperties: false },
 );
 
-export const UpdateUserBody = Type.Object(
-  {
-    name: Type.Optional(Name),
-    group: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    status: Type.Optional(Status),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+/** Any field of a user as GET shows it: writable ones change, read-only ones are ignored. */
+export const UpdateUserBody = patchBodyOf(UserView);
 
 export const TopUpBody = Type.Object(
   {
@@ -57,64 +60,29 @@ export const CreateTokenBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const UpdateTokenBody = Type.Object(
-  {
-    name: Type.Optional(Name),
-    status: Type.Optional(Status),
-    expires_at: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
-    quota_limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
-    models: Type.Optional(Type.Union([Models, Type.Null()])),
-    ip_allow: Type.Optional(Type.Union([IpAllow, Type.Null()])),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
-
-const ChannelSettings = Type.Object(
-  {
-    timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
-    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 600_000 })),
-    firstByteTimeoutMs: Type.Optional(Type.Integer({ minimum: 50, maximum: 3_600_000 })),
-    batchSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    prefix: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" })),
-  },
-  { additionalProperties: false },
-);
-
-const channelFields = {
-  name: Name,
-  type: Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
-  base_url: Type.String({ pattern: "^https?://[^\\s]+$", maxLength: 2000 }),
-  key: Type.String({ minLength: 1, maxLength: 4000 }),
-  models: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 500 }),
-  model_mapping: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 200 })),
-  groups: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 100 }),
-  priority: Type.Integer({ minimum: -1000, maximum: 1000 }),
-  weight: Type.Integer({ minimum: 0, maximum: 10_000 }),
-  price_ratio: Type.Number({ minimum: 0, maximum: 1000 }),
-  status: Status,
-  settings: ChannelSettings,
-};
+/** Any field of a token as GET shows it; `null` removes a limit. */
+export const UpdateTokenBody = patchBodyOf(TokenView);
 
 export const CreateChannelBody = Type.Object(
   {
-    name: channelFields.name,
-    type: channelFields.type,
-    base_url: channelFields.base_url,
-    key: channelFields.key,
-    models: channelFields.models,
-    model_mapping: Type.Optional(channelFields.model_mapping),
-    groups: Type.Optional(channelFields.groups),
-    priority: Type.Optional(channelFields.priority),
-    weight: Type.Optional(channelFields.weight),
-    price_ratio: Type.Optional(channelFields.price_ratio),
-    status: Type.Optional(channelFields.status),
-    settings: Type.Optional(channelFields.settings),
+    name: channelWritable.name,
+    type: channelWritable.type,
+    base_url: channelWritable.base_url,
+    key: ChannelKey,
+    models: channelWritable.models,
+    model_mapping: Type.Optional(channelWritable.model_mapping),
+    groups: Type.Optional(channelWritable.groups),
+    priority: Type.Optional(channelWritable.priority),
+    weight: Type.Optional(channelWritable.weight),
+    price_ratio: Type.Optional(channelWritable.price_ratio),
+    status: Type.Optional(Type.Union([Type.Literal("enabled"), Type.Literal("disabled")])),
+    settings: Type.Optional(channelWritable.settings),
   },
   { additionalProperties: false },
 );
 
-export const UpdateChannelBody = Type.Partial(CreateChannelBody, { additionalProperties: false, minProperties: 1 });
+/** Any field of a channel as GET shows it, and the write-only key. */
+export const UpdateChannelBody = patchBodyOf(ChannelView, { key: ChannelKey });
 
 export const SetPriceBody = Type.Object(
   {
@@ -128,9 +96,21 @@ export const SetPriceBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Any field of a price as GET shows it; fields not sent keep their value. */
+export const UpdatePriceBody = patchBodyOf(PriceView);
+
+export const PriceParams = Type.Object(
+  {
+    kind: Type.Union([Type.Literal("task"), Type.Literal("image"), Type.Literal("content")]),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+
 export const GroupParams = Type.Object({ group: Type.String({ minLength: 1, maxLength: 64 }) });
+/** The ratio; `group` (as GET shows it) may be sent too and must be the path's. */
 export const SetGroupRatioBody = Type.Object(
-  { ratio: Type.Number({ minimum: 0, maximum: 1000 }) },
+  { group: Type.Optional(GroupRatioView.properties.group), ratio: GroupRatioView.properties.ratio },
   { additionalProperties: false },
 );
 

@@ -1,12 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { invalidIpEntry } from "../../auth/authenticator.js";
-import type { GatewayContext } from "../../context.js";
-import { GatewayError } from "../../errors.js";
 import { shownReference } from "../../store/top-up-reference.js";
-import { newWebhookSecret } from "../../webhooks/signature.js";
-import { assertWebhookTarget } from "../../webhooks/target.js";
+import type { AdminStores } from "./admin-stores.js";
+import { LedgerEntryView, TopUpView } from "./record-views.js";
 import {
   CreateTokenBody,
   CreateUserBody,
@@ -18,151 +15,173 @@ import {
   UpdateTokenBody,
   UpdateUserBody,
 } from "./schemas.js";
-import { ok, tokenView, userView } from "./views.js";
+import * as ops from "./user-operations.js";
+import { CreatedTokenView, CreatedUserView, Envelope, ok, TokenView, UserView } from "./views.js";
 
-function checkIpAllow(list: string[] | null | undefined) {
-  if (!list) return;
-  const bad = invalidIpEntry(list);
-  if (bad !== null) {
-    throw new GatewayError("GW_ERR_VALIDATION", `body.ip_allow has an entry that is not an IP or CIDR: "${bad}"`, {
-      param: "ip_allow",
-    });
-  }
-}
+const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 
 /** Users, their balance, top-ups, ledger and tokens. */
-export async function userAdminRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
-  const { ctx } = opts;
+export async function userAdminRoutes(base: FastifyInstance, opts: { stores: AdminStores }) {
+  const s = opts.stores;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const id = (params: { id: string }) => Number(params.id);
 
-  const userOr404 = async (id: string) => {
-    const user = await ctx.users.get(Number(id));
-    if (!user) throw new GatewayError("GW_ERR_NOT_FOUND", `No user ${id}.`);
-    return user;
-  };
-
-  app.get("/users", { schema: { querystring: ListQuery } }, async (request) => {
-    const rows = await ctx.users.list({
-      limit: limitOf(request.query.limit),
-      afterId: request.query.after === undefined ? undefined : Number(request.query.after),
-    });
-    return ok(rows.map(userView));
-  });
-
-  app.post("/users", { schema: { body: CreateUserBody } }, async (request) => {
-    const user = await ctx.users.create({ name: request.body.name, group: request.body.group });
-    if (request.body.quota) {
-      await ctx.ledger.topUp(Number(user.id), request.body.quota, `topup:user-${user.id}:initial`, "initial quota");
-    }
-    // The webhook signing secret is shown here once (and again only when rotated).
-    return ok({ ...userView((await ctx.users.get(Number(user.id))) ?? user), webhook_secret: user.webhook_secret });
-  });
-
-  app.put("/users/:id/webhook", { schema: { params: IdParams, body: SetWebhookBody } }, async (request) => {
-    await userOr404(request.params.id);
-    const url =
-      request.body.url === null
-        ? null
-        : await assertWebhookTarget(
-            request.body.url,
-            { allowPrivate: ctx.config.webhooks.allowPrivateUrls },
-            "body.url",
-          );
-    const user = await ctx.users.update(Number(request.params.id), { webhook_url: url });
-    return ok(userView(user ?? (await userOr404(request.params.id))));
-  });
-
-  app.post("/users/:id/webhook-secret", { schema: { params: IdParams } }, async (request) => {
-    await userOr404(request.params.id);
-    const webhookSecret = newWebhookSecret();
-    await ctx.users.update(Number(request.params.id), { webhook_secret: webhookSecret });
-    return ok({ webhook_secret: webhookSecret });
-  });
-
-  app.get("/users/:id", { schema: { params: IdParams } }, async (request) =>
-    ok(userView(await userOr404(request.params.id))),
+  app.get(
+    "/users",
+    { schema: { summary: "List users", querystring: ListQuery, response: answers(Type.Array(UserView)) } },
+    async (request) =>
+      ok(
+        await ops.listUsers(s, {
+          limit: limitOf(request.query.limit),
+          afterId: request.query.after === undefined ? undefined : Number(request.query.after),
+        }),
+      ),
   );
 
-  app.patch("/users/:id", { schema: { params: IdParams, body: UpdateUserBody } }, async (request) => {
-    await userOr404(request.params.id);
-    const user = await ctx.users.update(Number(request.params.id), request.body);
-    await ctx.announce("users");
-    return ok(userView(user ?? (await userOr404(request.params.id))));
-  });
+  app.post(
+    "/users",
+    { schema: { summary: "Create a user", body: CreateUserBody, response: answers(CreatedUserView) } },
+    async (request) => ok(await ops.createUser(s, request.body)),
+  );
 
-  app.post("/users/:id/topup", { schema: { params: IdParams, body: TopUpBody } }, async (request) => {
-    const user = await userOr404(request.params.id);
-    const reference = request.body.reference ?? `topup:${randomUUID()}`;
-    const outcome = await ctx.ledger.topUp(Number(user.id), request.body.amount, reference, request.body.note ?? "");
-    const after = await userOr404(request.params.id);
-    return ok({ applied: outcome.applied, reference, quota: Number(after.quota) });
-  });
+  app.get(
+    "/users/:id",
+    { schema: { summary: "Show a user", params: IdParams, response: answers(UserView) } },
+    async (request) => ok(await ops.showUser(s, id(request.params))),
+  );
 
-  app.get("/users/:id/ledger", { schema: { params: IdParams, querystring: ListQuery } }, async (request) => {
-    await userOr404(request.params.id);
-    const rows = await ctx.ledger.entries(Number(request.params.id), {
-      limit: limitOf(request.query.limit, 100, 1000),
-      beforeId: request.query.before === undefined ? undefined : Number(request.query.before),
-    });
-    return ok(
-      rows.map((r) => ({
-        id: Number(r.id),
-        user_id: Number(r.user_id),
-        token_id: r.token_id === null ? null : Number(r.token_id),
-        kind: r.kind,
-        amount: Number(r.amount),
-        reference: shownReference(r),
-        note: r.note,
-        created_at: Number(r.created_at),
-      })),
-    );
-  });
+  app.patch(
+    "/users/:id",
+    {
+      schema: {
+        summary: "Change a user",
+        description: "Takes any fields of the user as GET shows them; read-only ones are ignored.",
+        params: IdParams,
+        body: UpdateUserBody,
+        response: answers(UserView),
+      },
+    },
+    async (request) => ok(await ops.updateUser(s, id(request.params), request.body)),
+  );
 
-  app.post("/users/:id/tokens", { schema: { params: IdParams, body: CreateTokenBody } }, async (request) => {
-    const user = await userOr404(request.params.id);
-    checkIpAllow(request.body.ip_allow);
-    const { row, key } = await ctx.tokens.create({
-      userId: Number(user.id),
-      name: request.body.name,
-      expiresAt: request.body.expires_at ?? null,
-      quotaLimit: request.body.quota_limit ?? null,
-      models: request.body.models ?? null,
-      ipAllow: request.body.ip_allow ?? null,
-    });
-    // The only time the key is shown.
-    return ok({ ...tokenView(row), key });
-  });
+  app.delete(
+    "/users/:id",
+    {
+      schema: {
+        summary: "Delete a user",
+        description: "Refuses the user from now on and revokes its tokens; the record stays with status `deleted`.",
+        params: IdParams,
+        response: answers(UserView),
+      },
+    },
+    async (request) => ok(await ops.deleteUser(s, id(request.params))),
+  );
 
-  app.get("/users/:id/tokens", { schema: { params: IdParams } }, async (request) => {
-    await userOr404(request.params.id);
-    return ok((await ctx.tokens.listByUser(Number(request.params.id))).map(tokenView));
-  });
+  app.put(
+    "/users/:id/webhook",
+    {
+      schema: {
+        summary: "Set a user's webhook URL",
+        params: IdParams,
+        body: SetWebhookBody,
+        response: answers(UserView),
+      },
+    },
+    async (request) => ok(await ops.setUserWebhook(s, id(request.params), request.body.url)),
+  );
 
-  app.patch("/tokens/:id", { schema: { params: IdParams, body: UpdateTokenBody } }, async (request) => {
-    checkIpAllow(request.body.ip_allow);
-    const b = request.body;
-    const current = await ctx.tokens.get(Number(request.params.id));
-    if (!current) throw new GatewayError("GW_ERR_NOT_FOUND", `No token ${request.params.id}.`);
-    if (current.status === "revoked") {
-      throw new GatewayError("GW_ERR_CONFLICT", "A revoked token cannot be changed; create a new one.");
-    }
-    const row = await ctx.tokens.update(Number(request.params.id), {
-      name: b.name,
-      status: b.status,
-      expiresAt: b.expires_at,
-      quotaLimit: b.quota_limit,
-      models: b.models,
-      ipAllow: b.ip_allow,
-    });
-    if (!row) throw new GatewayError("GW_ERR_NOT_FOUND", `No token ${request.params.id}.`);
-    await ctx.announce("tokens");
-    return ok(tokenView(row));
-  });
+  app.post(
+    "/users/:id/webhook-secret",
+    {
+      schema: {
+        summary: "Rotate a user's webhook secret",
+        params: IdParams,
+        response: answers(Type.Object({ webhook_secret: Type.String() }, { additionalProperties: false })),
+      },
+    },
+    async (request) => ok(await ops.rotateWebhookSecret(s, id(request.params))),
+  );
 
-  app.delete("/tokens/:id", { schema: { params: IdParams } }, async (request) => {
-    const row = await ctx.tokens.update(Number(request.params.id), { status: "revoked" });
-    if (!row) throw new GatewayError("GW_ERR_NOT_FOUND", `No token ${request.params.id}.`);
-    await ctx.announce("tokens");
-    return ok(tokenView(row));
-  });
+  app.post(
+    "/users/:id/topup",
+    { schema: { summary: "Top up a user", params: IdParams, body: TopUpBody, response: answers(TopUpView) } },
+    async (request) => ok(await ops.topUpUser(s, id(request.params), request.body)),
+  );
+
+  app.get(
+    "/users/:id/ledger",
+    {
+      schema: {
+        summary: "A user's ledger, newest first",
+        params: IdParams,
+        querystring: ListQuery,
+        response: answers(Type.Array(LedgerEntryView)),
+      },
+    },
+    async (request) => {
+      const user = await ops.getUser(s, id(request.params));
+      const rows = await s.ledger.entries(Number(user.id), {
+        limit: limitOf(request.query.limit, 100, 1000),
+        beforeId: request.query.before === undefined ? undefined : Number(request.query.before),
+      });
+      return ok(
+        rows.map((r) => ({
+          id: Number(r.id),
+          user_id: Number(r.user_id),
+          token_id: r.token_id === null ? null : Number(r.token_id),
+          kind: r.kind,
+          amount: Number(r.amount),
+          reference: shownReference(r),
+          note: r.note,
+          created_at: Number(r.created_at),
+        })),
+      );
+    },
+  );
+
+  app.post(
+    "/users/:id/tokens",
+    {
+      schema: {
+        summary: "Create a token",
+        params: IdParams,
+        body: CreateTokenBody,
+        response: answers(CreatedTokenView),
+      },
+    },
+    async (request) => ok(await ops.createToken(s, id(request.params), request.body)),
+  );
+
+  app.get(
+    "/users/:id/tokens",
+    { schema: { summary: "List a user's tokens", params: IdParams, response: answers(Type.Array(TokenView)) } },
+    async (request) => ok(await ops.listTokens(s, id(request.params))),
+  );
+
+  app.get(
+    "/tokens/:id",
+    { schema: { summary: "Show a token", params: IdParams, response: answers(TokenView) } },
+    async (request) => ok(await ops.showToken(s, id(request.params))),
+  );
+
+  app.patch(
+    "/tokens/:id",
+    {
+      schema: {
+        summary: "Change a token",
+        description:
+          "Takes any fields of the token as GET shows them; read-only ones are ignored, `null` removes a limit.",
+        params: IdParams,
+        body: UpdateTokenBody,
+        response: answers(TokenView),
+      },
+    },
+    async (request) => ok(await ops.updateToken(s, id(request.params), request.body)),
+  );
+
+  app.delete(
+    "/tokens/:id",
+    { schema: { summary: "Revoke a token", params: IdParams, response: answers(TokenView) } },
+    async (request) => ok(await ops.deleteToken(s, id(request.params))),
+  );
 }

@@ -61,6 +61,16 @@ const CONTENT_METHODS = [
   ["streamGenerateContent", "Generate content as a stream (server-sent events with alt=sse, else one JSON array)"],
 ] as const;
 
+/** generateContent answers one JSON object: not the stream's array, not events. */
+function onlyOneAnswer(operation: Record<string, unknown>): void {
+  const ok = (
+    operation.responses as Record<string, { content?: Record<string, { schema?: { anyOf?: unknown[] } }> }>
+  )?.["200"];
+  const json = ok?.content?.["application/json"];
+  if (!ok?.content || !json) return;
+  ok.content = { "application/json": { schema: json.schema?.anyOf?.[0] ?? json.schema } };
+}
+
 /**
  * The content surface serves both methods from one route whose path parameter is
  * `<model>:<method>`; the document shows them as the two paths clients call.
@@ -84,6 +94,7 @@ function splitContentMethods(document: Record<string, unknown>): Record<string, 
           : p,
       );
       operation.summary ??= summary;
+      if (method === "generateContent") onlyOneAnswer(operation);
       split[`/v1beta/models/{model}:${method}`] = { ...item, post: operation };
     }
   }

@@ -9,7 +9,7 @@ import { GatewayError } from "../../errors.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installSurface } from "../surfaces.js";
 import { contentRelayDeps } from "./relay-deps.js";
-import { ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
+import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
 import { clientStreamSink } from "./stream-sink.js";
 
 const METHODS = ["generateContent", "streamGenerateContent"] as const;
@@ -63,7 +63,12 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
   app.post(
     "/models/:target",
     {
-      schema: { params: ModelParams, querystring: ContentQuery, body: GenerateContentBody },
+      schema: {
+        params: ModelParams,
+        querystring: ContentQuery,
+        body: GenerateContentBody,
+        response: { 200: ContentAnswer },
+      },
       preValidation: knownMethod,
     },
     async (request, reply) => {

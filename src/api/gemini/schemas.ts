@@ -69,3 +69,57 @@ export const ContentQuery = Type.Object(
   },
   Open,
 );
+
+/**
+ * What the content methods answer, for the document only: the gateway writes the upstream's own
+ * JSON text (and its events) as they came, so these schemas never re-serialise an answer.
+ */
+const ResponsePart = Type.Object(
+  { text: Type.Optional(Type.String()), thought: Type.Optional(Type.Boolean()) },
+  { ...Open, description: "a part of the answer; inline data and other part kinds pass through" },
+);
+
+export const GenerateContentResponse = Type.Object(
+  {
+    candidates: Type.Array(
+      Type.Object(
+        {
+          content: Type.Object({ role: Type.String({ examples: ["model"] }), parts: Type.Array(ResponsePart) }, Open),
+          finishReason: Type.Optional(Type.String({ examples: ["STOP"] })),
+        },
+        Open,
+      ),
+    ),
+    usageMetadata: Type.Optional(
+      Type.Object(
+        {
+          promptTokenCount: Type.Integer(),
+          candidatesTokenCount: Type.Optional(Type.Integer()),
+          totalTokenCount: Type.Integer(),
+        },
+        Open,
+      ),
+    ),
+    modelVersion: Type.Optional(Type.String()),
+  },
+  Open,
+);
+
+/** The 200 answer of both methods; the document shows each method its own media types. */
+export const ContentAnswer = {
+  description: "The upstream's answer, relayed as it came",
+  content: {
+    "application/json": {
+      schema: Type.Union([GenerateContentResponse, Type.Array(GenerateContentResponse)], {
+        description: "generateContent: one answer; streamGenerateContent without alt=sse: every chunk in one array",
+      }),
+    },
+    "text/event-stream": {
+      schema: Type.String({
+        description:
+          "streamGenerateContent with alt=sse: one `data: <GenerateContentResponse JSON>` event per chunk; " +
+          "an error after the first event is an event holding a Google error body",
+      }),
+    },
+  },
+};

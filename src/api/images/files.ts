@@ -10,7 +10,17 @@ export const FILES_PATH = "/images/files";
  * capability, so a URL works wherever it is handed (browsers, other services).
  */
 export async function imageFileRoutes(app: FastifyInstance, opts: { blobs: BlobStore }) {
-  app.get<{ Params: { key: string } }>(`${FILES_PATH}/:key`, async (request, reply) => {
+  const image = { schema: { type: "string", format: "binary" } };
+  const schema = {
+    summary: "A stored image",
+    response: {
+      200: {
+        description: "The image bytes, cacheable for good",
+        content: { "image/png": image, "image/jpeg": image, "image/webp": image },
+      },
+    },
+  };
+  app.get<{ Params: { key: string } }>(`${FILES_PATH}/:key`, { schema }, async (request, reply) => {
     const blob = await opts.blobs.open(request.params.key);
     if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", "No such image.");
     return reply

@@ -9,7 +9,7 @@ import { RequestDownloads } from "../../net/byte-budget.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { toGatewayError } from "../surfaces.js";
 import { type ImagePorts, imagePorts, refundInterruptedAttempts } from "./generation-ports.js";
-import { ImageGenerationBody, imageField } from "./schemas.js";
+import { ImageGenerationBody, ImagesResponse, imageField } from "./schemas.js";
 
 /** POST /v1/images/generations (Bearer token). */
 export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports: ImagePorts }) {
@@ -19,7 +19,14 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
 
   app.post(
     "/images/generations",
-    { schema: { body: ImageGenerationBody, headers: IdempotencyHeaders } },
+    {
+      schema: {
+        summary: "Generate images",
+        body: ImageGenerationBody,
+        headers: IdempotencyHeaders,
+        response: { 200: ImagesResponse },
+      },
+    },
     async (request, reply) => {
       const principal = principalOf(request);
       const body = request.body;

@@ -30,6 +30,24 @@ export const ImageGenerationBody = Type.Object(
 
 export type ImageGenerationBody = Static<typeof ImageGenerationBody>;
 
+/** The answer: each image as the gateway's own URL, or its bytes with `response_format: b64_json`. */
+export const ImagesResponse = Type.Object(
+  {
+    created: Type.Integer({ description: "Unix seconds" }),
+    data: Type.Array(
+      Type.Object(
+        {
+          url: Type.Optional(Type.String({ description: "the stored image (response_format url, the default)" })),
+          b64_json: Type.Optional(Type.String({ description: "the image bytes (response_format b64_json)" })),
+          revised_prompt: Type.String({ description: "the prompt as the gateway sent it" }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: "The generated images" },
+);
+
 /** The `image` field as a string, an array of strings or nothing; anything else is a 400. */
 export function imageField(value: unknown): string | string[] | undefined {
   if (value === undefined) return undefined;

@@ -7,20 +7,26 @@ import type { GatewayContext } from "../../context.js";
 import { sha256Hex } from "../../core/ids.js";
 import { GatewayError } from "../../errors.js";
 
-const ErrorEnvelope = Type.Object({
-  code: Type.String({ examples: ["unauthenticated"] }),
-  message: Type.String(),
-  data: Type.Null(),
-});
+const ErrorEnvelope = Type.Object(
+  {
+    code: Type.String({ examples: ["unauthenticated"] }),
+    message: Type.String(),
+    data: Type.Null(),
+  },
+  { description: "METRICS_KEY is set and the request does not carry it" },
+);
 
-const Health = Type.Object({ status: Type.Literal("ok") }, { examples: [{ status: "ok" }] });
+const Health = Type.Object(
+  { status: Type.Literal("ok") },
+  { examples: [{ status: "ok" }], description: "The process is up" },
+);
 const Ready = Type.Object(
   { status: Type.Literal("ok"), store: Type.Literal("ok"), dialect: Type.String() },
-  { examples: [{ status: "ok", store: "ok", dialect: "sqlite" }] },
+  { examples: [{ status: "ok", store: "ok", dialect: "sqlite" }], description: "Ready for traffic" },
 );
 const NotReady = Type.Object(
   { status: Type.Literal("unavailable"), store: Type.String() },
-  { examples: [{ status: "unavailable", store: "unreachable" }] },
+  { examples: [{ status: "unavailable", store: "unreachable" }], description: "The store does not answer" },
 );
 
 /** True when `presented` is the metrics key; constant time whatever the lengths. */

@@ -8,10 +8,25 @@ import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempo
 import { TaskStore } from "../../store/tasks.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installSurface } from "../surfaces.js";
-import { batchFetchSchema, CallbackParams, FetchParams, SUBMIT_SCHEMAS } from "./schemas.js";
+import {
+  batchFetchSchema,
+  CallbackAnswer,
+  CallbackParams,
+  FetchBatchAnswer,
+  FetchOneAnswer,
+  FetchParams,
+  SUBMIT_SCHEMAS,
+  SubmitAnswer,
+} from "./schemas.js";
 import { submitTask } from "./submit-task.js";
 
 const SUBMITTED_MESSAGE = "task submitted successfully";
+
+/**
+ * Task records keep the field order of the interface document (`result_url` after `fail_reason`);
+ * the schema serialiser would write required fields first, so these answers are plain JSON.
+ */
+const inDocumentOrder = () => (data: unknown) => JSON.stringify(data);
 
 function closedActionGuard(ctx: GatewayContext, family: TaskFamily, action: string) {
   return async (_request: FastifyRequest) => {
@@ -35,7 +50,12 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
       authed.post(
         `/submit/${action}`,
         {
-          schema: { body: schema, headers: IdempotencyHeaders, summary: `Submit a ${action} task of family ${family}` },
+          schema: {
+            body: schema,
+            headers: IdempotencyHeaders,
+            summary: `Submit a ${action} task of family ${family}`,
+            response: { 200: SubmitAnswer },
+          },
           ...(spec.closedByDefault.includes(action) ? { preValidation: closedActionGuard(ctx, family, action) } : {}),
         },
         async (request, reply) => {
@@ -56,7 +76,8 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
       );
     }
 
-    authed.post("/submit/:action", async (request) => {
+    // Not an operation: the answer to an action this family does not have.
+    authed.post("/submit/:action", { schema: { hide: true } }, async (request) => {
       const { action } = request.params as { action: string };
       throw new GatewayError(
         "GW_ERR_BAD_REQUEST",
@@ -65,16 +86,30 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
       );
     });
 
-    authed.get("/fetch/:id", { schema: { params: FetchParams } }, async (request) => {
-      const { id } = request.params as { id: string };
-      const row = await store.getOwned(family, principalOf(request).userId, id);
-      if (!row) throw new GatewayError("GW_ERR_NOT_FOUND", `No task ${id} was found.`);
-      return { code: "success", message: "", data: renderTaskRecord(row) };
-    });
+    authed.get(
+      "/fetch/:id",
+      {
+        schema: { summary: `Fetch one ${family} task`, params: FetchParams, response: { 200: FetchOneAnswer } },
+        serializerCompiler: inDocumentOrder,
+      },
+      async (request) => {
+        const { id } = request.params as { id: string };
+        const row = await store.getOwned(family, principalOf(request).userId, id);
+        if (!row) throw new GatewayError("GW_ERR_NOT_FOUND", `No task ${id} was found.`);
+        return { code: "success", message: "", data: renderTaskRecord(row) };
+      },
+    );
 
     authed.post(
       "/fetch",
-      { schema: { body: batchFetchSchema(ctx.config.tasks.maxBatchFetchIds) } },
+      {
+        schema: {
+          summary: `Fetch ${family} tasks by id`,
+          body: batchFetchSchema(ctx.config.tasks.maxBatchFetchIds),
+          response: { 200: FetchBatchAnswer },
+        },
+        serializerCompiler: inDocumentOrder,
+      },
       async (request) => {
         const ids = [...new Set((request.body as { ids: string[] }).ids)];
         const rows = await store.listOwned(family, principalOf(request).userId, ids);
@@ -91,12 +126,19 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
   if (spec.channelType === "generate-record") {
     // The upstream's callback: no bearer token, the secret in the path names the task. It only
     // makes the poller look at that task now; the poll stays the source of truth.
-    scope.post("/callback/:secret", { schema: { params: CallbackParams }, bodyLimit: 1024 * 1024 }, async (request) => {
-      const { secret } = request.params as { secret: string };
-      const poked = await store.pokeByCallbackSecret(family, secret);
-      if (!poked) throw new GatewayError("GW_ERR_NOT_FOUND", "No running task has this callback address.");
-      return { code: "success", message: "", data: null };
-    });
+    scope.post(
+      "/callback/:secret",
+      {
+        schema: { summary: "The upstream's task callback", params: CallbackParams, response: { 200: CallbackAnswer } },
+        bodyLimit: 1024 * 1024,
+      },
+      async (request) => {
+        const { secret } = request.params as { secret: string };
+        const poked = await store.pokeByCallbackSecret(family, secret);
+        if (!poked) throw new GatewayError("GW_ERR_NOT_FOUND", "No running task has this callback address.");
+        return { code: "success", message: "", data: null };
+      },
+    );
   }
 }
 

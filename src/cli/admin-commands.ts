@@ -1,0 +1,262 @@
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { AdminStores } from "../api/admin/admin-stores.js";
+import * as catalog from "../api/admin/catalog-operations.js";
+import {
+  CreateChannelBody,
+  CreateTokenBody,
+  CreateUserBody,
+  SetPriceBody,
+  TopUpBody,
+  UpdateChannelBody,
+  UpdatePriceBody,
+  UpdateTokenBody,
+  UpdateUserBody,
+} from "../api/admin/schemas.js";
+import * as people from "../api/admin/user-operations.js";
+import { CHANNEL_TYPES } from "../store/channels.js";
+import type { PriceKind } from "../store/prices.js";
+import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";
+
+/** What a command hands to its action: parsed flags and the positional words after the verb. */
+export interface Invocation {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/**
+ * One admin command. `flags` are its options (besides `--json` and `--help`); an action first
+ * turns every flag into checked data and only then touches the store.
+ */
+export interface AdminCommand {
+  usage: string;
+  flags: FlagSpec;
+  /** Checks everything that can be checked without the store; returns what `run` needs. */
+  prepare(inv: Invocation): unknown;
+  run(s: AdminStores, prepared: never): Promise<unknown>;
+}
+
+function command<P>(spec: {
+  usage: string;
+  flags?: FlagSpec;
+  prepare: (inv: Invocation) => P;
+  run: (s: AdminStores, prepared: P) => Promise<unknown>;
+}): AdminCommand {
+  return { flags: {}, ...spec } as AdminCommand;
+}
+
+const USER_CREATE_FLAGS: FlagSpec = { name: "text", group: "text", quota: "int" };
+const USER_FLAGS: FlagSpec = { name: "text", group: "text", status: "text", "webhook-url": "text?" };
+const TOKEN_FLAGS: FlagSpec = {
+  name: "text",
+  status: "text",
+  "expires-at": "int?",
+  "quota-limit": "int?",
+  models: "list?",
+  "ip-allow": "list?",
+};
+const CHANNEL_FLAGS: FlagSpec = {
+  name: "text",
+  type: "text",
+  "base-url": "text",
+  key: "text",
+  models: "list",
+  "model-mapping": "map",
+  groups: "list",
+  priority: "int",
+  weight: "int",
+  "price-ratio": "number",
+  status: "text",
+};
+const PRICE_FLAGS: FlagSpec = {
+  price: "number",
+  "input-per-million": "number",
+  "output-per-million": "number",
+  "cached-ratio": "number",
+};
+
+const noPositionals = (inv: Invocation) => {
+  if (inv.positionals.length > 0) throw new UsageError(`unexpected argument "${inv.positionals[0]}"`);
+};
+
+/** `<verb> ID`: exactly one id. */
+function oneId(what: string) {
+  return (inv: Invocation) => {
+    if (inv.positionals.length > 1) throw new UsageError(`unexpected argument "${inv.positionals[1]}"`);
+    return idOf(what, inv.positionals[0]);
+  };
+}
+
+/** An update: the id and at least one field, checked against the PATCH schema of the API. */
+function updateOf<S extends TSchema>(what: string, flags: FlagSpec, schema: S) {
+  return (inv: Invocation): { id: number; body: Static<S> } => {
+    const id = oneId(what)(inv);
+    const body = bodyOf(flags, inv.values);
+    if (Object.keys(body).length === 0) throw new UsageError("give at least one option to change");
+    return { id, body: checkBody<Static<S>>(schema, body) };
+  };
+}
+
+function priceKey(inv: Invocation, max = 2): { kind: PriceKind; name: string } {
+  const [kind, name] = inv.positionals;
+  if (kind === undefined || name === undefined) throw new UsageError("give the price's KIND and NAME");
+  if (!["task", "image", "content"].includes(kind)) throw new UsageError("KIND must be one of task, image, content");
+  if (inv.positionals.length > max) throw new UsageError(`unexpected argument "${inv.positionals[max]}"`);
+  return { kind: kind as PriceKind, name };
+}
+
+function limitOf(inv: Invocation): { limit: number; afterId?: number } {
+  const body = bodyOf({ limit: "int", after: "int" }, inv.values);
+  const limit = (body.limit as number | undefined) ?? 100;
+  if (limit < 1 || limit > 1000) throw new UsageError("--limit must be between 1 and 1000");
+  return { limit, afterId: body.after as number | undefined };
+}
+
+export const COMMANDS: Record<string, AdminCommand> = {
+  "user list": command({
+    usage: "user list [--limit N] [--after ID]",
+    flags: { limit: "int", after: "int" },
+    prepare: (inv) => {
+      noPositionals(inv);
+      return limitOf(inv);
+    },
+    run: (s, p) => people.listUsers(s, p),
+  }),
+  "user show": command({ usage: "user show ID", prepare: oneId("user"), run: (s, id) => people.showUser(s, id) }),
+  "user create": command({
+    usage: "user create --name NAME [--group GROUP] [--quota N]   (prints the webhook signing secret once)",
+    flags: USER_CREATE_FLAGS,
+    prepare: (inv) => {
+      noPositionals(inv);
+      return checkBody<Static<typeof CreateUserBody>>(CreateUserBody, bodyOf(USER_CREATE_FLAGS, inv.values));
+    },
+    run: (s, body) => people.createUser(s, body),
+  }),
+  "user update": command<{ id: number; body: Static<typeof UpdateUserBody> }>({
+    usage: "user update ID [--name NAME] [--group GROUP] [--status enabled|disabled] [--webhook-url URL|none]",
+    flags: USER_FLAGS,
+    prepare: updateOf("user", USER_FLAGS, UpdateUserBody),
+    run: (s, p) => people.updateUser(s, p.id, p.body),
+  }),
+  "user disable": command({
+    usage: "user disable ID",
+    prepare: oneId("user"),
+    run: (s, id) => people.disableUser(s, id),
+  }),
+  "user delete": command({
+    usage: "user delete ID   (revokes every token of the user; the record stays)",
+    prepare: oneId("user"),
+    run: (s, id) => people.deleteUser(s, id),
+  }),
+  "user topup": command({
+    usage: "user topup --user ID --amount N [--reference REF] [--note TEXT]",
+    flags: { user: "text", amount: "int", reference: "text", note: "text" },
+    prepare: (inv) => {
+      noPositionals(inv);
+      const userId = idOf("user", inv.values.user as string | undefined);
+      const body = bodyOf({ amount: "int", reference: "text", note: "text" }, inv.values);
+      return { userId, body: checkBody<Static<typeof TopUpBody>>(TopUpBody, body) };
+    },
+    run: (s, p) => people.topUpUser(s, p.userId, p.body),
+  }),
+  "token list": command({
+    usage: "token list --user ID",
+    flags: { user: "text" },
+    prepare: (inv) => {
+      noPositionals(inv);
+      return idOf("user", inv.values.user as string | undefined);
+    },
+    run: (s, userId) => people.listTokens(s, userId),
+  }),
+  "token show": command({ usage: "token show ID", prepare: oneId("token"), run: (s, id) => people.showToken(s, id) }),
+  "token create": command({
+    usage:
+      "token create --user ID --name NAME [--models a,b] [--quota-limit N] [--expires-at UNIX] [--ip-allow a,b]   (prints the key once)",
+    flags: { user: "text", ...TOKEN_FLAGS },
+    prepare: (inv) => {
+      noPositionals(inv);
+      const userId = idOf("user", inv.values.user as string | undefined);
+      const { status: _status, ...flags } = TOKEN_FLAGS;
+      if (inv.values.status !== undefined) throw new UsageError("--status is set by token update, not at creation");
+      return { userId, body: checkBody<Static<typeof CreateTokenBody>>(CreateTokenBody, bodyOf(flags, inv.values)) };
+    },
+    run: (s, p) => people.createToken(s, p.userId, p.body),
+  }),
+  "token update": command<{ id: number; body: Static<typeof UpdateTokenBody> }>({
+    usage:
+      "token update ID [--name NAME] [--status enabled|disabled] [--models a,b|none] [--quota-limit N|none] [--expires-at UNIX|none] [--ip-allow a,b|none]",
+    flags: TOKEN_FLAGS,
+    prepare: updateOf("token", TOKEN_FLAGS, UpdateTokenBody),
+    run: (s, p) => people.updateToken(s, p.id, p.body),
+  }),
+  "token disable": command({
+    usage: "token disable ID",
+    prepare: oneId("token"),
+    run: (s, id) => people.disableToken(s, id),
+  }),
+  "token delete": command({
+    usage: "token delete ID   (revokes it for good)",
+    prepare: oneId("token"),
+    run: (s, id) => people.deleteToken(s, id),
+  }),
+  "channel list": command({ usage: "channel list", prepare: noPositionals, run: (s) => catalog.listChannels(s) }),
+  "channel show": command({
+    usage: "channel show ID",
+    prepare: oneId("channel"),
+    run: (s, id) => catalog.showChannel(s, id),
+  }),
+  "channel create": command({
+    usage: `channel create --name NAME --type ${CHANNEL_TYPES.join("|")} --base-url URL --key KEY --models a,b
+                 [--groups g1,g2] [--priority N] [--weight N] [--price-ratio X] [--model-mapping a=b,c=d]`,
+    flags: CHANNEL_FLAGS,
+    prepare: (inv) => {
+      noPositionals(inv);
+      return checkBody<Static<typeof CreateChannelBody>>(CreateChannelBody, bodyOf(CHANNEL_FLAGS, inv.values));
+    },
+    run: (s, body) => catalog.createChannel(s, body),
+  }),
+  "channel update": command<{ id: number; body: Static<typeof UpdateChannelBody> }>({
+    usage: "channel update ID [any option of channel create] [--status enabled|disabled]",
+    flags: CHANNEL_FLAGS,
+    prepare: updateOf("channel", CHANNEL_FLAGS, UpdateChannelBody),
+    run: (s, p) => catalog.updateChannel(s, p.id, p.body),
+  }),
+  "channel disable": command({
+    usage: "channel disable ID",
+    prepare: oneId("channel"),
+    run: (s, id) => catalog.disableChannel(s, id),
+  }),
+  "channel delete": command({
+    usage: "channel delete ID   (refused while unfinished tasks use it)",
+    prepare: oneId("channel"),
+    run: (s, id) => catalog.deleteChannel(s, id),
+  }),
+  "price list": command({ usage: "price list", prepare: noPositionals, run: (s) => catalog.listPrices(s) }),
+  "price show": command({
+    usage: "price show KIND NAME   (KIND: task, image or content)",
+    prepare: (inv) => priceKey(inv),
+    run: (s, p) => catalog.showPrice(s, p.kind, p.name),
+  }),
+  "price set": command({
+    usage: "price set KIND NAME [--price X] [--input-per-million X] [--output-per-million X] [--cached-ratio X]",
+    flags: PRICE_FLAGS,
+    prepare: (inv) =>
+      checkBody<Static<typeof SetPriceBody>>(SetPriceBody, { ...priceKey(inv), ...bodyOf(PRICE_FLAGS, inv.values) }),
+    run: (s, body) => catalog.setPrice(s, body),
+  }),
+  "price update": command({
+    usage: "price update KIND NAME [--price X] [--input-per-million X] [--output-per-million X] [--cached-ratio X]",
+    flags: PRICE_FLAGS,
+    prepare: (inv) => {
+      const key = priceKey(inv);
+      const body = bodyOf(PRICE_FLAGS, inv.values);
+      if (Object.keys(body).length === 0) throw new UsageError("give at least one option to change");
+      return { ...key, body: checkBody<Static<typeof UpdatePriceBody>>(UpdatePriceBody, body) };
+    },
+    run: (s, p) => catalog.updatePrice(s, p.kind, p.name, p.body),
+  }),
+  "price delete": command({
+    usage: "price delete KIND NAME",
+    prepare: (inv) => priceKey(inv),
+    run: (s, p) => catalog.deletePrice(s, p.kind, p.name),
+  }),
+};
