@@ -35,11 +35,14 @@ import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
 import { Tokens } from "./store/tokens.js";
 import { Users } from "./store/users.js";
 import { registerWebhookServices } from "./webhooks/index.js";
+import type { ChargeReaper } from "./workers/charge-reaper.js";
 import { registerTaskServices } from "./workers/index.js";
 
 export interface Gateway {
   app: FastifyInstance;
   ctx: GatewayContext;
+  /** Closes overdue open charges (runs as a background service; tests call it with their own clock). */
+  chargeReaper: ChargeReaper;
   /** The admin key generated on this start (first start without ADMIN_KEY), else null. */
   generatedAdminKey: string | null;
   /** Listens on config host/port (or the given port) and starts background services. */
@@ -58,6 +61,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole gateway: store (migrated), caches, surfaces and background services. */
 export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  // Charges this instance opened before now were left open by an earlier run.
+  const startedAt = Math.floor(Date.now() / 1000);
   const store = openStore(config.databaseUrl);
   await migrateToLatest(store);
   const prices = new PriceBook(store.db);
@@ -123,7 +128,10 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     config,
     store,
     logger: app.log,
-    ledger: Ledger.forStore(store, quotaObserver(metrics)),
+    ledger: Ledger.forStore(store, quotaObserver(metrics), {
+      instance: config.instanceName,
+      openMs: config.charges.openMs,
+    }),
     users,
     tokens,
     channels,
@@ -180,7 +188,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await app.register(taskRoutes, { ctx });
   await app.register(imageRoutes, { ctx, prefix: "/v1" });
   await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
-  registerTaskServices(ctx);
+  const chargeReaper = registerTaskServices(ctx);
   registerWebhookServices(ctx);
   ctx.addService(new ExpiredKeysSweeper(ctx.idempotency, app.log));
   await app.ready();
@@ -189,12 +197,15 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   return {
     app,
     ctx,
+    chargeReaper,
     generatedAdminKey: generated,
     async listen(port?: number) {
       const address = await app.listen({ host: config.host, port: port ?? config.port });
       listenUrl = address.replace("[::1]", "localhost");
       requestLogs.start();
       ctx.health.start();
+      // Calls an earlier run of this instance left open are closed now, whatever the role.
+      await chargeReaper.recoverLeftOpen(startedAt);
       if (config.role !== "api") {
         for (const s of services) s.start();
         started = true;

@@ -34,6 +34,8 @@ export interface NewTask {
   callbackUrl?: string | null;
   /** Until then the task belongs to its sender; after it the sweeper may fail it (ms). */
   sendDeadlineMs: number;
+  /** Unix milliseconds by which the task's charge must be closed (its timeout bounds it). */
+  chargeCloseBy?: number;
 }
 
 /** Changes written together with a status move. */
@@ -78,6 +80,7 @@ export class TaskStore {
         amount: task.quota,
         reference: taskReference(task.taskId),
         note: `${task.platform} ${task.action}`,
+        closeBy: task.chargeCloseBy,
       });
       const now = unixNow();
       return trx
@@ -183,8 +186,8 @@ export class TaskStore {
   }
 
   /**
-   * Moves a task to SUCCESS with its clips, only if it is still in `from`; the webhook announcing
-   * the end is queued in the same transaction.
+   * Moves a task to SUCCESS with its clips, only if it is still in `from`; its charge is settled
+   * and the webhook announcing the end is queued in the same transaction.
    */
   async succeed(task: TaskRow, from: string, clips: Clip[], upstreamStatus: string, model: string): Promise<boolean> {
     return this.ledger.transaction(async (trx) => {
@@ -211,6 +214,8 @@ export class TaskStore {
         .returning(["callback_url"])
         .executeTakeFirst();
       if (!res) return false;
+      // A sale closes its charge explicitly: open always means unfinished.
+      await this.ledger.settleIn(trx, taskReference(task.task_id), Number(task.quota), "task succeeded");
       await this.indexClips(trx, task, clips, model, now);
       await queueTaskEndedWebhook(trx, {
         taskId: task.task_id,

@@ -151,6 +151,8 @@ export async function acceptTask(ctx: GatewayContext, store: TaskStore, req: Sub
     callbackSecret: family === "audiob" ? randomBase62(32) : null,
     callbackUrl,
     sendDeadlineMs: Date.now() + ctx.config.tasks.unsentGraceMs,
+    // The task's timeout ends it (and closes its charge) first; the reaper is the backstop.
+    chargeCloseBy: Date.now() + ctx.config.tasks.timeoutSeconds * 1000 + 2 * ctx.config.tasks.leaseMs,
   });
   return { row, family, action, body, channels, originModel };
 }

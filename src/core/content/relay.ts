@@ -3,7 +3,9 @@ import { orderChannels } from "../channel-selection.js";
 import { withFailover } from "../failover.js";
 import { quotaForTokens, type TokenPrice, type TokenUsage } from "../pricing.js";
 import { UpstreamError } from "../upstream-error.js";
-import { chargeUsage } from "./estimate.js";
+import { estimatePromptTokens } from "./estimate.js";
+import { holdUsage } from "./hold.js";
+import { modelLimits } from "./model-limits.js";
 import type {
   ContentCall,
   ContentChannel,
@@ -70,8 +72,9 @@ function logRow<C extends ContentChannel>(
 }
 
 /**
- * Checks that the model can be served and billed, orders the channels and charges the estimate
- * (prompt estimate + the most output allowed) at the first channel's ratio.
+ * Checks that the model can be served and billed, orders the channels and holds the most the call
+ * can cost (see hold.ts) at the dearest candidate's ratio: a balance (down to minus its credit
+ * line) or a token's limit that does not cover it refuses the call before any upstream call.
  */
 async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: ContentCall): Promise<Plan<C>> {
   const startedAt = (deps.now ?? Date.now)();
@@ -90,15 +93,29 @@ async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: 
     }
     const ordered = orderChannels(candidates);
     const groupRatio = await deps.prices.groupRatio(caller.group);
-    const estimate = chargeUsage(call.body, deps.defaultMaxOutputTokens);
-    const plan: Plan<C> = { ordered, price, groupRatio, promptEstimate: estimate.promptTokens, startedAt };
-    const amount = quotaFor(deps, plan, estimate, ordered[0] as C);
+    const worst = holdUsage(call.body, call.bodyBytes, modelLimits(model, deps.modelDefaults));
+    const plan: Plan<C> = {
+      ordered,
+      price,
+      groupRatio,
+      promptEstimate: estimatePromptTokens(call.body),
+      startedAt,
+    };
+    // Failover may land on any candidate: the hold is at the dearest ratio among them.
+    const dearest = ordered.reduce((a, b) => (b.priceRatio > a.priceRatio ? b : a));
+    const amount = quotaFor(deps, plan, worst, dearest);
+    if (!Number.isSafeInteger(amount)) {
+      throw new GatewayError("GW_ERR_VALIDATION", "generationConfig asks for more output than can be charged.", {
+        param: "generationConfig",
+      });
+    }
     await deps.ledger.charge({
       userId: caller.userId,
       tokenId: caller.tokenId,
       amount,
       reference: call.reference,
-      note: `estimate for ${model}, request ${call.requestId}`,
+      note: `hold for ${model}, request ${call.requestId}`,
+      closeBy: startedAt + deps.chargeOpenMs,
     });
     return plan;
   } catch (err) {
@@ -124,24 +141,41 @@ async function finish<C extends ContentChannel>(
   const settlement = settlementFor(outcome.account, plan.promptEstimate);
   let quota = 0;
   let usage: TokenUsage | null = null;
+  if (settlement.kind === "settle") {
+    usage = settlement.usage;
+    quota = quotaFor(deps, plan, usage, outcome.channel ?? (plan.ordered[0] as C));
+  }
   try {
     if (settlement.kind === "refund") {
       await deps.ledger.refund(call.reference, "nothing was produced");
     } else {
-      usage = settlement.usage;
-      quota = quotaFor(deps, plan, usage, outcome.channel ?? (plan.ordered[0] as C));
-      await deps.ledger.settle(call.reference, quota, settlement.estimated ? "estimated usage" : "reported usage");
+      const settled = await deps.ledger.settle(
+        call.reference,
+        quota,
+        settlement.estimated ? "estimated usage" : "reported usage",
+      );
       if (settlement.estimated) {
         deps.log.warn(
           { requestId: call.requestId, model: call.model, usage },
           "content usage estimated from the text produced: the upstream reported none",
         );
       }
+      if (settled.uncollected > 0) {
+        deps.log.warn(
+          { requestId: call.requestId, model: call.model, quota, uncollected: settled.uncollected },
+          "content cost above the hold: taken down to the user's credit line, the rest recorded as uncollected",
+        );
+      }
     }
   } catch (err) {
+    // The charge stays open, with what the call cost recorded on it: the reaper closes it soon.
+    const noted = await deps.ledger
+      .noteUsage(call.reference, quota, (deps.now ?? Date.now)())
+      .then(() => true)
+      .catch(() => false);
     deps.log.error(
-      { requestId: call.requestId, err, reference: call.reference },
-      "content charge could not be settled; it stays at the estimate",
+      { requestId: call.requestId, err, reference: call.reference, quota, noted },
+      "content charge could not be closed; it stays open and the charge reaper closes it",
     );
   }
   logRow(deps, call, plan.startedAt, {
@@ -151,6 +185,38 @@ async function finish<C extends ContentChannel>(
     status: outcome.status,
     error: outcome.error,
   });
+}
+
+/**
+ * Records a stream's progress on its open charge, at most once per `usageRecordMs`: the cost of
+ * what was seen so far (what the reaper settles to should this process die mid-stream), and a new
+ * close-by time, so that a stream that is still running is never taken for an abandoned one.
+ * Not awaited by the stream; a failed record is logged and the next one tries again.
+ */
+function progressRecorder<C extends ContentChannel>(
+  deps: ContentRelayDeps<C>,
+  call: ContentCall,
+  plan: Plan<C>,
+  outcome: Outcome<C>,
+) {
+  const now = deps.now ?? Date.now;
+  let last = now();
+  let recorded = 0;
+  return () => {
+    const at = now();
+    if (at - last < deps.usageRecordMs) return;
+    last = at;
+    const settlement = settlementFor(outcome.account, plan.promptEstimate);
+    const seen =
+      settlement.kind === "settle"
+        ? quotaFor(deps, plan, settlement.usage, outcome.channel ?? (plan.ordered[0] as C))
+        : 0;
+    if (seen <= recorded) return;
+    recorded = seen;
+    deps.ledger.noteUsage(call.reference, seen, at + deps.chargeOpenMs).catch((err: unknown) => {
+      deps.log.warn({ requestId: call.requestId, err }, "the stream's usage could not be recorded on its charge");
+    });
+  };
 }
 
 /**
@@ -255,11 +321,13 @@ export async function streamContentCall<C extends ContentChannel>(
     releaseSlot = opened.result.release;
     outcome.channel = opened.channel;
     const { first, rest } = opened.result;
+    const recordProgress = progressRecorder(deps, call, plan, outcome);
     try {
       outcome.account.observe(first.value);
       await sink.event(first);
       for await (const chunk of rest) {
         outcome.account.observe(chunk.value);
+        recordProgress();
         await sink.event(chunk);
       }
       if (call.signal.aborted) {

@@ -223,9 +223,10 @@ export async function generateImages<C extends ImageChannel>(
           : { url: await deps.storeImage(image), revised_prompt: prompt },
       );
     }
-    // Never more than what was charged up front, even after failover to a dearer channel.
+    // Never more than what was charged up front, even after failover to a dearer channel. The sale
+    // is settled explicitly, also at the full amount: an open charge always means unfinished.
     const owed = Math.min(charged, perImage(channel) * data.length);
-    if (owed !== charged) await deps.settle(reference, owed, `delivered ${data.length} of ${req.n}`);
+    await deps.settle(reference, owed, `delivered ${data.length} of ${req.n}`);
     deps.record({ model: catalog.name, channelId, quota: owed, images: data.length, status: 200, error: null });
     return { created: deps.nowSeconds(), data };
   } catch (err) {
