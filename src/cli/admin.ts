@@ -10,7 +10,7 @@ import { Tokens } from "../store/tokens.js";
 import { Users } from "../store/users.js";
 
 const USAGE = `usage: media-gateway admin <what> <verb> [options]   (works on DATABASE_URL / DATA_DIR directly)
-  user create --name NAME [--group GROUP] [--quota N]   (prints the webhook signing secret once)
+  user create --name NAME [--group GROUP] [--quota N] [--credit-line N]   (prints the webhook signing secret once)
   user topup --user ID --amount N [--reference REF]
   token create --user ID --name NAME [--models a,b] [--quota-limit N]
   channel create --name NAME --type ${CHANNEL_TYPES.join("|")} --base-url URL --key KEY --models a,b
@@ -54,6 +54,7 @@ export async function runAdminCommand(args: string[]): Promise<void> {
         "name",
         "group",
         "quota",
+        "credit-line",
         "user",
         "amount",
         "reference",
@@ -76,7 +77,11 @@ export async function runAdminCommand(args: string[]): Promise<void> {
     const out = (v: unknown) => process.stdout.write(`${JSON.stringify(v)}\n`);
     const command = `${what} ${verb ?? ""}`;
     if (command === "user create") {
-      const user = await users.create({ name: need(values, "name"), group: values.group });
+      const user = await users.create({
+        name: need(values, "name"),
+        group: values.group,
+        creditLine: int(values, "credit-line"),
+      });
       const quota = int(values, "quota");
       if (quota)
         await Ledger.forStore(store).topUp(Number(user.id), quota, `topup:user-${user.id}:initial`, "initial quota");

@@ -12,6 +12,8 @@ export const ListQuery = Type.Object(
 );
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
+/** How far below zero a user's balance may go (quota); 0 = not at all. */
+const CreditLine = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
 const Status = Type.Union([Type.Literal("enabled"), Type.Literal("disabled")]);
 
 export const CreateUserBody = Type.Object(
@@ -20,6 +22,7 @@ export const CreateUserBody = Type.Object(
     group: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     /** Initial quota, recorded as a top-up. */
     quota: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    credit_line: Type.Optional(CreditLine),
   },
   { additionalProperties: false },
 );
@@ -29,6 +32,7 @@ export const UpdateUserBody = Type.Object(
     name: Type.Optional(Name),
     group: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     status: Type.Optional(Status),
+    credit_line: Type.Optional(CreditLine),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -49,7 +49,11 @@ export async function userAdminRoutes(base: FastifyInstance, opts: { ctx: Gatewa
   });
 
   app.post("/users", { schema: { body: CreateUserBody } }, async (request) => {
-    const user = await ctx.users.create({ name: request.body.name, group: request.body.group });
+    const user = await ctx.users.create({
+      name: request.body.name,
+      group: request.body.group,
+      creditLine: request.body.credit_line,
+    });
     if (request.body.quota) {
       await ctx.ledger.topUp(Number(user.id), request.body.quota, `topup:user-${user.id}:initial`, "initial quota");
     }

@@ -9,6 +9,7 @@ export function userView(u: UserRow) {
     group: u.group,
     quota: Number(u.quota),
     used_quota: Number(u.used_quota),
+    credit_line: Number(u.credit_line),
     status: u.status,
     webhook_url: u.webhook_url,
     created_at: Number(u.created_at),
