@@ -1,22 +1,22 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import { unixNow } from "../core/ids.js";
-import {
-  assertLedgerAmount,
-  type ClosingRow,
-  collectExcess,
-  type OpenCharge,
-  refundRow,
-  settlementPlan,
-  settleRow,
-} from "../core/ledger/charge-rules.js";
+import { assertLedgerAmount, refundRow, settlementPlan, settleRow } from "../core/ledger/charge-rules.js";
 import { GatewayError } from "../errors.js";
 import type { Store } from "./database.js";
 import type { GroupCommit } from "./group-commit.js";
+import {
+  closeOpenCharge,
+  collectExcessIn,
+  type Executor,
+  takeToken,
+  takeUser,
+  writeClosing,
+} from "./ledger-statements.js";
 import type { Database } from "./schema.js";
 import { type ClosingOutcome, NOT_APPLIED, SqliteLedger } from "./sqlite-ledger.js";
 
 export type LedgerKind = "charge" | "refund" | "settle" | "topup" | "adjust";
-export type Executor = Kysely<Database> | Transaction<Database>;
+export type { Executor };
 
 export interface ChargeInput {
   userId: number;
@@ -134,8 +134,8 @@ export class Ledger {
     const open = this.opening(input);
     const now = unixNow();
     if (open.amount > 0) {
-      if (!(await this.takeUser(trx, open.userId, open.amount))) throw new GatewayError("GW_ERR_INSUFFICIENT_QUOTA");
-      if (open.tokenId !== null && !(await this.takeToken(trx, open.tokenId, open.amount))) {
+      if (!(await takeUser(trx, open.userId, open.amount))) throw new GatewayError("GW_ERR_INSUFFICIENT_QUOTA");
+      if (open.tokenId !== null && !(await takeToken(trx, open.tokenId, open.amount))) {
         throw new GatewayError("GW_ERR_TOKEN_QUOTA_EXCEEDED");
       }
     }
@@ -179,137 +179,13 @@ export class Ledger {
     if (open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });
   }
 
-  /** One conditional statement: takes `amount` unless the balance would pass minus the credit line. */
-  private async takeUser(trx: Executor, userId: number, amount: number): Promise<boolean> {
-    const res = await trx
-      .updateTable("users")
-      .set({ quota: sql`quota - ${amount}`, used_quota: sql`used_quota + ${amount}`, updated_at: unixNow() })
-      .where("id", "=", userId)
-      .where(sql`quota + credit_line`, ">=", amount)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
-  }
-
-  /** One conditional statement: counts `amount` against the token unless its limit would pass. */
-  private async takeToken(trx: Executor, tokenId: number, amount: number): Promise<boolean> {
-    const res = await trx
-      .updateTable("tokens")
-      .set({ used_quota: sql`used_quota + ${amount}`, updated_at: unixNow() })
-      .where("id", "=", tokenId)
-      .where((eb) => eb.or([eb("quota_limit", "is", null), eb(sql`quota_limit - used_quota`, ">=", amount)]))
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
-  }
-
-  /**
-   * Open -> `state`, once (compare-and-set; on PostgreSQL a second closer waits for the first's
-   * commit and then finds the charge closed). The charge as it was, or null when it was not open.
-   */
-  private async close(
-    trx: Executor,
-    reference: string,
-    state: "settled" | "refunded",
-    settled: number | null,
-    reason: string,
-  ): Promise<OpenCharge | null> {
-    const row = await trx
-      .updateTable("charges")
-      .set({ state, settled, close_reason: reason.slice(0, 200), closed_at: unixNow() })
-      .where("reference", "=", reference)
-      .where("state", "=", "open")
-      .returning(["user_id", "token_id", "held"])
-      .executeTakeFirst();
-    if (!row) return null;
-    return {
-      userId: Number(row.user_id),
-      tokenId: row.token_id === null ? null : Number(row.token_id),
-      held: Number(row.held),
-    };
-  }
-
-  /** Appends a closing row and, for a give-back, moves the balance by its amount. */
-  private async write(trx: Executor, row: ClosingRow, reference: string, note: string, move: boolean) {
-    await trx
-      .insertInto("ledger")
-      .values({
-        user_id: row.userId,
-        token_id: row.tokenId,
-        kind: row.kind,
-        amount: row.amount,
-        reference,
-        note,
-        created_at: unixNow(),
-      })
-      .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
-      .execute();
-    if (move && row.amount !== 0) await this.moveBalance(trx, row.userId, row.tokenId, row.amount);
-    this.observe(trx, { kind: row.kind, amount: row.amount });
-  }
-
-  private async moveBalance(trx: Executor, userId: number, tokenId: number | null, amount: number) {
-    if (amount === 0) return;
-    const now = unixNow();
-    await trx
-      .updateTable("users")
-      .set({ quota: sql`quota + ${amount}`, used_quota: sql`used_quota - ${amount}`, updated_at: now })
-      .where("id", "=", userId)
-      .execute();
-    if (tokenId !== null) {
-      await trx
-        .updateTable("tokens")
-        .set({ used_quota: sql`used_quota - ${amount}`, updated_at: now })
-        .where("id", "=", tokenId)
-        .execute();
-    }
-  }
-
-  /**
-   * Takes an excess above the hold: one conditional statement per row when the room is there
-   * (the usual case); else as much as the credit line and the token's limit leave, from the rows
-   * read under their locks.
-   */
-  private async collect(trx: Executor, charge: OpenCharge, excess: number) {
-    const userTaken = await this.takeUser(trx, charge.userId, excess);
-    const tokenTaken = userTaken && (charge.tokenId === null || (await this.takeToken(trx, charge.tokenId, excess)));
-    if (userTaken && tokenTaken) return { collected: excess, uncollected: 0 };
-    let users = trx.selectFrom("users").select(["quota", "credit_line"]).where("id", "=", charge.userId);
-    if (this.lockRows) users = users.forUpdate();
-    const user = await users.executeTakeFirstOrThrow();
-    let token: { quota_limit: number | null; used_quota: number } | undefined;
-    if (charge.tokenId !== null) {
-      let tokens = trx.selectFrom("tokens").select(["quota_limit", "used_quota"]).where("id", "=", charge.tokenId);
-      if (this.lockRows) tokens = tokens.forUpdate();
-      token = await tokens.executeTakeFirst();
-    }
-    const outcome = collectExcess(excess, {
-      quota: Number(user.quota) + (userTaken ? excess : 0),
-      creditLine: Number(user.credit_line),
-      tokenRemaining:
-        token === undefined || token.quota_limit === null ? null : Number(token.quota_limit) - Number(token.used_quota),
-    });
-    const now = unixNow();
-    const userMove = userTaken ? excess - outcome.collected : -outcome.collected;
-    await trx
-      .updateTable("users")
-      .set({ quota: sql`quota + ${userMove}`, used_quota: sql`used_quota - ${userMove}`, updated_at: now })
-      .where("id", "=", charge.userId)
-      .execute();
-    if (charge.tokenId !== null) {
-      await trx
-        .updateTable("tokens")
-        .set({ used_quota: sql`used_quota + ${outcome.collected}`, updated_at: now })
-        .where("id", "=", charge.tokenId)
-        .execute();
-    }
-    return outcome;
-  }
-
   /** Gives back everything an open charge holds and closes it as refunded. At most once. */
   async refundIn(trx: Executor, reference: string, note = ""): Promise<LedgerOutcome> {
-    const charge = await this.close(trx, reference, "refunded", null, note);
+    const charge = await closeOpenCharge(trx, reference, "refunded", null, note);
     if (!charge) return NOT_APPLIED;
     const row = refundRow(charge);
-    await this.write(trx, row, reference, note, true);
+    await writeClosing(trx, row, reference, note, true);
+    this.observe(trx, { kind: row.kind, amount: row.amount });
     return { applied: true, amount: row.amount, uncollected: 0 };
   }
 
@@ -328,16 +204,18 @@ export class Ledger {
    */
   async settleIn(trx: Executor, reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
     assertLedgerAmount(actualAmount, "settled amount");
-    const charge = await this.close(trx, reference, "settled", actualAmount, note);
+    const charge = await closeOpenCharge(trx, reference, "settled", actualAmount, note);
     if (!charge) return NOT_APPLIED;
     const plan = settlementPlan(charge, actualAmount);
     if (plan.within) {
       const row = settleRow(charge, plan);
-      await this.write(trx, row, reference, note, true);
+      await writeClosing(trx, row, reference, note, true);
+      this.observe(trx, { kind: row.kind, amount: row.amount });
       return { applied: true, amount: row.amount, uncollected: 0 };
     }
-    const { collected, uncollected } = await this.collect(trx, charge, plan.excess);
-    await this.write(trx, settleRow(charge, plan, collected), reference, note, false);
+    const { collected, uncollected } = await collectExcessIn(trx, charge, plan.excess, this.lockRows);
+    await writeClosing(trx, settleRow(charge, plan, collected), reference, note, false);
+    this.observe(trx, { kind: "settle", amount: -collected });
     if (uncollected > 0) {
       await trx
         .updateTable("charges")
