@@ -4,6 +4,7 @@ import { contentRelayDeps } from "../../src/api/gemini/relay-deps.js";
 import type { ContentChunk, ContentSink } from "../../src/core/content/ports.js";
 import { streamContentCall } from "../../src/core/content/relay.js";
 import { Charges } from "../../src/store/charges.js";
+import { TaskStore } from "../../src/store/tasks.js";
 import { type ContentFixture, MODEL, postContent, startContentFixture, userText } from "../gemini/fixture.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
@@ -73,6 +74,39 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(await charges().find("content:left")).toMatchObject({ state: "settled" });
       expect((await charges().find("task:left"))?.state).toBe("open");
       expect(await f.gw.balance(userId)).toBe(1_000 - 40 - 100);
+    });
+
+    it("fails and refunds a task still running at its charge's close-by time, and settles a task's sale", async () => {
+      const { userId, tokenId } = await f.gw.createUser({ quota: 1_000 });
+      const tasks = new TaskStore(ctx().store.db, ctx().ledger, ctx().store.dialect);
+      const now = Date.now();
+      const newTask = (taskId: string) =>
+        tasks.insertCharged({
+          taskId,
+          platform: "audioa",
+          userId,
+          tokenId,
+          group: "default",
+          channelId: 1,
+          quota: 300,
+          action: "MUSIC",
+          properties: "{}",
+          requestBody: "{}",
+          callbackSecret: null,
+          sendDeadlineMs: now + HOUR,
+          chargeCloseBy: now + 1_000,
+        });
+      const stuck = await newTask("task_stuck_past_close_by");
+      await tasks.markSent(stuck.id, "up-1", 1, now + HOUR);
+      const sold = await newTask("task_sold_before_close_by");
+      await tasks.markSent(sold.id, "up-2", 1, now + HOUR);
+      expect(await tasks.succeed(sold, "SUBMITTED", [], "SUCCESS", "m")).toBe(true);
+      expect(await f.gw.balance(userId)).toBe(400);
+      await reaper().reap(now + 2_000);
+      expect((await tasks.findOwned(userId, "task_stuck_past_close_by"))?.status).toBe("FAILURE");
+      expect((await charges().find("task:task_stuck_past_close_by"))?.state).toBe("refunded");
+      expect((await charges().find("task:task_sold_before_close_by"))?.state).toBe("settled");
+      expect(await f.gw.balance(userId)).toBe(700);
     });
 
     it("settles a killed stream's open charge to the usage it recorded, by the reaper", async () => {
