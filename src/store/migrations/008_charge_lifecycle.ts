@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { AnyDb } from "./dialect.js";
+import { type AnyDb, isPostgres } from "./dialect.js";
 
 /**
  * The charge lifecycle: every charge is a row of `charges`, open until it is settled or refunded,
@@ -16,7 +16,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("credit_line", "bigint", (c) => c.notNull().defaultTo(0))
     .execute();
 
-  await db.schema
+  let charges = db.schema
     .createTable("charges")
     .addColumn("reference", "text", (c) => c.primaryKey())
     .addColumn("user_id", "bigint", (c) => c.notNull())
@@ -31,8 +31,10 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn("lease_until", "bigint", (c) => c.notNull().defaultTo(0))
     .addColumn("close_reason", "text", (c) => c.notNull().defaultTo(""))
     .addColumn("created_at", "bigint", (c) => c.notNull())
-    .addColumn("closed_at", "bigint")
-    .execute();
+    .addColumn("closed_at", "bigint");
+  // On SQLite the rows live in the primary key's own tree: one tree to write per charge, not two.
+  if (!isPostgres(db)) charges = charges.modifyEnd(sql`without rowid`);
+  await charges.execute();
   // The reaper and the start-up recovery look at open charges only.
   await db.schema
     .createIndex("charges_open_idx")
