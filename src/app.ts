@@ -27,6 +27,7 @@ import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
 import { ChannelSlots } from "./routing/channel-slots.js";
 import { Channels } from "./store/channels.js";
+import { Charges } from "./store/charges.js";
 import { openStore } from "./store/database.js";
 import { Ledger } from "./store/ledger.js";
 import { migrateToLatest } from "./store/migrate.js";
@@ -105,7 +106,11 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const catalog = await applyConfiguredCatalog(store, config);
   if (catalog.channelsCreated.length > 0) app.log.info({ channels: catalog.channelsCreated }, "channels seeded");
   prices.invalidate();
-  const metrics = createGatewayMetrics({ countTasks: () => countTasksByState(store.db) });
+  const openCharges = new Charges(store.db, store.dialect);
+  const metrics = createGatewayMetrics({
+    countTasks: () => countTasksByState(store.db),
+    countOpenCharges: () => openCharges.openCounts(Date.now()),
+  });
 
   const users = new Users(store.db);
   const tokens = new Tokens(store.db);

@@ -35,7 +35,7 @@ export interface NewTask {
   /** Until then the task belongs to its sender; after it the sweeper may fail it (ms). */
   sendDeadlineMs: number;
   /** Unix milliseconds by which the task's charge must be closed (its timeout bounds it). */
-  chargeCloseBy?: number;
+  chargeCloseBy: number;
 }
 
 /** Changes written together with a status move. */
