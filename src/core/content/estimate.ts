@@ -12,8 +12,9 @@ function partsOf(content: unknown): unknown[] {
 }
 
 /**
- * Prompt tokens estimated from a request body: text of every content and of the system
- * instruction at four characters a token, plus a fixed amount per inline or file part.
+ * A likely prompt size, for settling a call whose upstream reported no usage: text of every
+ * content and of the system instruction at four characters a token, plus a fixed amount per
+ * inline or file part. Not a bound: the hold before a call is `holdUsage` (hold.ts).
  */
 export function estimatePromptTokens(body: unknown): number {
   const b = (body ?? {}) as { contents?: unknown; systemInstruction?: unknown };
