@@ -50,7 +50,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       };
       const res = await generate(user.key, body);
       expect(res.status).toBe(403);
-      expect(((await res.json()) as { error: { status: string } }).error.status).toBe("PERMISSION_DENIED");
+      const error = ((await res.json()) as { error: { status: string; message: string } }).error;
+      expect(error.status).toBe("PERMISSION_DENIED");
+      expect(error.message).toMatch(/may cost up to \d+ quota \(1048576 prompt and 24577 output tokens at most\)/);
       expect(f.sim.state.received.length).toBe(before);
       expect(await f.gw.balance(user.userId)).toBe(10);
     });

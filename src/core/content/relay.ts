@@ -109,14 +109,18 @@ async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: 
         param: "generationConfig",
       });
     }
-    await deps.ledger.charge({
-      userId: caller.userId,
-      tokenId: caller.tokenId,
-      amount,
-      reference: call.reference,
-      note: `hold for ${model}, request ${call.requestId}`,
-      closeBy: startedAt + deps.chargeOpenMs,
-    });
+    try {
+      await deps.ledger.charge({
+        userId: caller.userId,
+        tokenId: caller.tokenId,
+        amount,
+        reference: call.reference,
+        note: `hold for ${model}, request ${call.requestId}`,
+        closeBy: startedAt + deps.chargeOpenMs,
+      });
+    } catch (err) {
+      throw explainRefusedHold(err, amount, worst);
+    }
     return plan;
   } catch (err) {
     const error = toContentError(err);
@@ -129,6 +133,17 @@ async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: 
     });
     throw error;
   }
+}
+
+/** A refused hold, told with what was held: the client can ask for less output and thinking. */
+function explainRefusedHold(err: unknown, amount: number, worst: TokenUsage): unknown {
+  if (!(err instanceof GatewayError)) return err;
+  if (err.errorName !== "GW_ERR_INSUFFICIENT_QUOTA" && err.errorName !== "GW_ERR_TOKEN_QUOTA_EXCEEDED") return err;
+  const whose = err.errorName === "GW_ERR_INSUFFICIENT_QUOTA" ? "the balance" : "the token's quota limit";
+  return new GatewayError(
+    err.errorName,
+    `This request may cost up to ${amount} quota (${worst.promptTokens} prompt and ${worst.outputTokens} output tokens at most), more than ${whose} allows; generationConfig.maxOutputTokens and thinkingConfig.thinkingBudget lower that bound.`,
+  );
 }
 
 /** Settles (or refunds) the charge once, and writes the call's request-log row. Never throws. */
