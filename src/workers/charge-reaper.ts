@@ -88,7 +88,13 @@ export class ChargeReaper extends PeriodicService {
         : await this.ledger.refund(charge.reference, decision.reason);
     if (outcome.applied) {
       this.log.warn(
-        { reference: charge.reference, instance: charge.instance, closed: decision.close, amount: outcome.amount },
+        {
+          reference: charge.reference,
+          instance: charge.instance,
+          closed: decision.close,
+          amount: outcome.amount,
+          uncollected: outcome.uncollected,
+        },
         `overdue charge closed: ${decision.reason}`,
       );
     }
