@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contentRelayDeps } from "../../src/api/gemini/relay-deps.js";
@@ -6,8 +9,8 @@ import { streamContentCall } from "../../src/core/content/relay.js";
 import { Charges } from "../../src/store/charges.js";
 import { TaskStore } from "../../src/store/tasks.js";
 import { type ContentFixture, MODEL, postContent, startContentFixture, userText } from "../gemini/fixture.js";
-import type { StoreKind } from "../support/gateway.js";
-import { HAS_PG } from "../support/postgres.js";
+import { type StoreKind, startTestGateway } from "../support/gateway.js";
+import { createTestDatabase, HAS_PG } from "../support/postgres.js";
 
 const HOUR = 3_600_000;
 
@@ -115,7 +118,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       text.chunks = 6;
       // The process "dies" after the third event: nothing more happens on its side.
       let clock = Date.now();
-      const deps = { ...contentRelayDeps(ctx(), ctx().logger), usageRecordMs: 1_000, now: () => clock };
+      // Each event takes 1.5 s of the injected clock: the usage is recorded once, at the third event.
+      const deps = { ...contentRelayDeps(ctx(), ctx().logger), usageRecordMs: 2_000, now: () => clock };
       const events: ContentChunk[] = [];
       let releaseSink!: () => void;
       const sinkHeld = new Promise<void>((resolve) => {
@@ -229,6 +233,48 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const mine = await ctx().store.db.selectFrom("charges").select(["state"]).where("user_id", "=", userId).execute();
       expect(mine.map((c) => c.state)).toEqual(["settled", "settled"]);
       expect(open.overdue).toBe(0);
+    });
+  });
+}
+
+for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
+  describe.skipIf(kind === "postgres" && !HAS_PG)(`charge recovery at start [${kind}]`, () => {
+    it("a restarted instance closes at start the calls its earlier run left open", async () => {
+      const dataDir = mkdtempSync(path.join(os.tmpdir(), "mg-restart-"));
+      const pgDb = kind === "postgres" ? await createTestDatabase() : null;
+      const databaseUrl = pgDb?.url;
+      try {
+        const first = await startTestGateway(kind, {}, { dataDir, databaseUrl, keepStore: true });
+        let userId: number;
+        try {
+          const user = await first.createUser({ quota: 1_000 });
+          userId = user.userId;
+          const ledger = first.gateway.ctx.ledger;
+          const later = Date.now() + HOUR;
+          await ledger.charge({ ...user, amount: 100, reference: "content:cut-stream", closeBy: later });
+          await ledger.noteUsage("content:cut-stream", 30, later);
+          await ledger.charge({ ...user, amount: 200, reference: "image:cut-call", closeBy: later });
+          await ledger.charge({ ...user, amount: 300, reference: "task:still-running", closeBy: later });
+          // These calls were opened by the earlier run: a second before this one starts.
+          await sql`update charges set created_at = created_at - 5`.execute(first.gateway.ctx.store.db);
+        } finally {
+          await first.close();
+        }
+        const second = await startTestGateway(kind, {}, { dataDir, databaseUrl, keepStore: true });
+        try {
+          const found = new Charges(second.gateway.ctx.store.db, second.gateway.ctx.store.dialect);
+          expect(await found.find("content:cut-stream")).toMatchObject({ state: "settled" });
+          expect(await found.find("image:cut-call")).toMatchObject({ state: "refunded" });
+          expect((await found.find("task:still-running"))?.state).toBe("open");
+          expect(await second.balance(userId)).toBe(1_000 - 30 - 300);
+          expect(second.logs.some((l) => l.includes("earlier run of this instance left open"))).toBe(true);
+        } finally {
+          await second.close();
+        }
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+        await pgDb?.drop();
+      }
     });
   });
 }
