@@ -95,6 +95,25 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(f.gw.logs.some((l) => l.includes("content cost above the hold"))).toBe(true);
     });
 
+    it("settles an absurd reported usage down to the credit line instead of leaving the charge open", async () => {
+      f.sim.state.options.gemini!.text!.thoughtsTokens = 1e300;
+      const user = await f.gw.createUser({ quota: 1_000 });
+      await setCreditLine(user.userId, 100);
+      const res = await generate(
+        user.key,
+        userText("absurd", { generationConfig: { maxOutputTokens: 8, thinkingConfig: { thinkingBudget: 0 } } }),
+      );
+      expect(res.status).toBe(200);
+      expect(await f.gw.balance(user.userId)).toBe(-100);
+      const [charge] = await f.gw.gateway.ctx.store.db
+        .selectFrom("charges")
+        .selectAll()
+        .where("user_id", "=", user.userId)
+        .execute();
+      expect(charge?.state).toBe("settled");
+      expect(Number(charge?.uncollected)).toBeGreaterThan(1e15);
+    });
+
     it("keeps a token within its quota_limit the same way", async () => {
       f.sim.state.options.gemini!.text!.thoughtsTokens = 5_000;
       const user = await f.gw.createUser({ quota: 10_000_000, token: { quotaLimit: 150 } });

@@ -60,6 +60,16 @@ export function logRow<C extends ContentChannel>(
   });
 }
 
+/**
+ * Quota of usage an upstream reported. An absurd report (beyond the safe integers) is billed at
+ * the largest safe amount: the settlement then takes what the credit line allows and records the
+ * rest, instead of failing and leaving the charge to a refund.
+ */
+function usedQuota<C extends ContentChannel>(deps: ContentRelayDeps<C>, plan: Plan<C>, usage: TokenUsage, channel: C) {
+  const quota = quotaFor(deps, plan, usage, channel);
+  return Number.isSafeInteger(quota) ? quota : Number.MAX_SAFE_INTEGER;
+}
+
 /** A refused hold, told with what was held: the client can ask for less output and thinking. */
 export function explainRefusedHold(err: unknown, amount: number, worst: TokenUsage): unknown {
   if (!(err instanceof GatewayError)) return err;
@@ -83,7 +93,7 @@ export async function finish<C extends ContentChannel>(
   let usage: TokenUsage | null = null;
   if (settlement.kind === "settle") {
     usage = settlement.usage;
-    quota = quotaFor(deps, plan, usage, outcome.channel ?? (plan.ordered[0] as C));
+    quota = usedQuota(deps, plan, usage, outcome.channel ?? (plan.ordered[0] as C));
   }
   try {
     if (settlement.kind === "refund") {
@@ -149,7 +159,7 @@ export function progressRecorder<C extends ContentChannel>(
     const settlement = settlementFor(outcome.account, plan.promptEstimate);
     const seen =
       settlement.kind === "settle"
-        ? quotaFor(deps, plan, settlement.usage, outcome.channel ?? (plan.ordered[0] as C))
+        ? usedQuota(deps, plan, settlement.usage, outcome.channel ?? (plan.ordered[0] as C))
         : 0;
     if (seen <= recorded) return;
     recorded = seen;
