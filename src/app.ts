@@ -27,6 +27,7 @@ import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
 import { ChannelSlots } from "./routing/channel-slots.js";
 import { Channels } from "./store/channels.js";
+import { Charges } from "./store/charges.js";
 import { openStore } from "./store/database.js";
 import { Ledger } from "./store/ledger.js";
 import { migrateToLatest } from "./store/migrate.js";
@@ -35,11 +36,14 @@ import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
 import { Tokens } from "./store/tokens.js";
 import { Users } from "./store/users.js";
 import { registerWebhookServices } from "./webhooks/index.js";
+import type { ChargeReaper } from "./workers/charge-reaper.js";
 import { registerTaskServices } from "./workers/index.js";
 
 export interface Gateway {
   app: FastifyInstance;
   ctx: GatewayContext;
+  /** Closes overdue open charges (runs as a background service; tests call it with their own clock). */
+  chargeReaper: ChargeReaper;
   /** The admin key generated on this start (first start without ADMIN_KEY), else null. */
   generatedAdminKey: string | null;
   /** Listens on config host/port (or the given port) and starts background services. */
@@ -58,6 +62,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole gateway: store (migrated), caches, surfaces and background services. */
 export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  // Charges this instance opened before now were left open by an earlier run.
+  const startedAt = Math.floor(Date.now() / 1000);
   // On SQLite this process becomes the file's only owner; a second gateway is refused here.
   const store = openStore(config.databaseUrl, { owner: true, busyTimeoutMs: config.sqliteBusyTimeoutMs });
   await migrateToLatest(store);
@@ -101,7 +107,11 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const catalog = await applyConfiguredCatalog(store, config);
   if (catalog.channelsCreated.length > 0) app.log.info({ channels: catalog.channelsCreated }, "channels seeded");
   prices.invalidate();
-  const metrics = createGatewayMetrics({ countTasks: () => countTasksByState(store.db) });
+  const openCharges = new Charges(store.db, store.dialect);
+  const metrics = createGatewayMetrics({
+    countTasks: () => countTasksByState(store.db),
+    countOpenCharges: () => openCharges.openCounts(Date.now()),
+  });
 
   const users = new Users(store.db);
   const tokens = new Tokens(store.db);
@@ -125,7 +135,10 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     config,
     store,
     logger: app.log,
-    ledger: Ledger.forStore(store, quotaObserver(metrics)),
+    ledger: Ledger.forStore(store, quotaObserver(metrics), {
+      instance: config.instanceName,
+      openMs: config.charges.openMs,
+    }),
     users,
     tokens,
     channels,
@@ -187,7 +200,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await app.register(taskRoutes, { ctx });
   await app.register(imageRoutes, { ctx, prefix: "/v1" });
   await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
-  registerTaskServices(ctx);
+  const chargeReaper = registerTaskServices(ctx);
   registerWebhookServices(ctx);
   ctx.addService(new ExpiredKeysSweeper(ctx.idempotency, app.log));
   await app.ready();
@@ -196,12 +209,15 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   return {
     app,
     ctx,
+    chargeReaper,
     generatedAdminKey: generated,
     async listen(port?: number) {
       const address = await app.listen({ host: config.host, port: port ?? config.port });
       listenUrl = address.replace("[::1]", "localhost");
       requestLogs.start();
       ctx.health.start();
+      // Calls an earlier run of this instance left open are closed now, whatever the role.
+      await chargeReaper.recoverLeftOpen(startedAt);
       if (config.role !== "api") {
         for (const s of services) s.start();
         started = true;

@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
@@ -91,6 +92,19 @@ export const ConfigSchema = Type.Object({
    */
   trustProxy: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
   role: Type.Union([Type.Literal("all"), Type.Literal("api"), Type.Literal("worker")]),
+  /**
+   * Name of this instance, written on every charge it opens: at start an instance closes the
+   * charges its previous run left open. Unique per instance, stable across its restarts.
+   */
+  instanceName: Type.String({ minLength: 1, maxLength: 200 }),
+  charges: Type.Object({
+    /** How long a content or image charge stays open without news before the reaper closes it (ms). */
+    openMs: Type.Integer({ minimum: 1000 }),
+    /** How often the charge reaper looks for overdue open charges (ms). */
+    reapIntervalMs: Type.Integer({ minimum: 10 }),
+    /** Least time between two records of a stream's usage on its open charge (ms). */
+    usageRecordMs: Type.Integer({ minimum: 10 }),
+  }),
   tasks: Type.Object({
     /** A task still unfinished this long after submit ends as FAILURE and is refunded. */
     timeoutSeconds: Type.Integer({ minimum: 1 }),
@@ -129,8 +143,14 @@ export const ConfigSchema = Type.Object({
     waitMs: Type.Integer({ minimum: 0 }),
   }),
   content: Type.Object({
-    /** Output tokens assumed for the up-front charge when the request gives no maxOutputTokens. */
-    defaultMaxOutputTokens: Type.Integer({ minimum: 1 }),
+    /**
+     * Limits assumed for a content model whose published limits the gateway does not know: the
+     * most output tokens per candidate, the context window, the most thinking tokens. They bound
+     * the hold taken before a call (see docs/content.md).
+     */
+    defaultMaxOutputTokens: Type.Integer({ minimum: 1, maximum: 10_000_000 }),
+    defaultMaxInputTokens: Type.Integer({ minimum: 1, maximum: 100_000_000 }),
+    defaultMaxThinkingTokens: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
   }),
   routing: Type.Object({
     /** Most channels tried for one request or task submit (failover). */
@@ -215,6 +235,12 @@ export function defaultConfig(env: Env = process.env): Config {
     bodyLimitBytes: intFrom(env, "BODY_LIMIT_BYTES", 64 * 1024 * 1024),
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     role: (env.ROLE || "all") as Config["role"],
+    instanceName: env.INSTANCE_NAME || `${os.hostname()}:${path.resolve(dataDir)}`,
+    charges: {
+      openMs: intFrom(env, "CHARGE_OPEN_MS", 10 * 60_000),
+      reapIntervalMs: intFrom(env, "CHARGE_REAP_INTERVAL_MS", 5_000),
+      usageRecordMs: intFrom(env, "CHARGE_USAGE_RECORD_MS", 1_000),
+    },
     tasks: {
       timeoutSeconds: intFrom(env, "TASK_TIMEOUT_SECONDS", 1800),
       pollIntervalMs: intFrom(env, "TASK_POLL_INTERVAL_MS", 2000),
@@ -240,7 +266,9 @@ export function defaultConfig(env: Env = process.env): Config {
       waitMs: intFrom(env, "IDEMPOTENCY_WAIT_MS", 30_000),
     },
     content: {
-      defaultMaxOutputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS", 8192),
+      defaultMaxOutputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS", 65_536),
+      defaultMaxInputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_INPUT_TOKENS", 1_048_576),
+      defaultMaxThinkingTokens: intFrom(env, "CONTENT_DEFAULT_MAX_THINKING_TOKENS", 32_768),
     },
     routing: {
       maxAttempts: intFrom(env, "ROUTING_MAX_ATTEMPTS", 3),

@@ -44,8 +44,14 @@ function command<P>(spec: {
   return { flags: {}, ...spec } as AdminCommand;
 }
 
-const USER_CREATE_FLAGS: FlagSpec = { name: "text", group: "text", quota: "int" };
-const USER_FLAGS: FlagSpec = { name: "text", group: "text", status: "text", "webhook-url": "text?" };
+const USER_CREATE_FLAGS: FlagSpec = { name: "text", group: "text", quota: "int", "credit-line": "int" };
+const USER_FLAGS: FlagSpec = {
+  name: "text",
+  group: "text",
+  status: "text",
+  "webhook-url": "text?",
+  "credit-line": "int",
+};
 const TOKEN_FLAGS: FlagSpec = {
   name: "text",
   status: "text",
@@ -123,7 +129,8 @@ export const COMMANDS: Record<string, AdminCommand> = {
   }),
   "user show": command({ usage: "user show ID", prepare: oneId("user"), run: (s, id) => people.showUser(s, id) }),
   "user create": command({
-    usage: "user create --name NAME [--group GROUP] [--quota N]   (prints the webhook signing secret once)",
+    usage:
+      "user create --name NAME [--group GROUP] [--quota N] [--credit-line N]   (prints the webhook signing secret once)",
     flags: USER_CREATE_FLAGS,
     prepare: (inv) => {
       noPositionals(inv);
@@ -132,7 +139,8 @@ export const COMMANDS: Record<string, AdminCommand> = {
     run: (s, body) => people.createUser(s, body),
   }),
   "user update": command<{ id: number; body: Static<typeof UpdateUserBody> }>({
-    usage: "user update ID [--name NAME] [--group GROUP] [--status enabled|disabled] [--webhook-url URL|none]",
+    usage:
+      "user update ID [--name NAME] [--group GROUP] [--status enabled|disabled] [--webhook-url URL|none] [--credit-line N]",
     flags: USER_FLAGS,
     prepare: updateOf("user", USER_FLAGS, UpdateUserBody),
     run: (s, p) => people.updateUser(s, p.id, p.body),

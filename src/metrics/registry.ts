@@ -44,6 +44,8 @@ export interface GatewayMetrics {
 export interface MetricsOptions {
   /** Reads the task counts at scrape time; the gauge stays empty when it fails. */
   countTasks?: () => Promise<TaskStateCount[]>;
+  /** Reads how many charges are open, and how many of them are past their close-by time. */
+  countOpenCharges?: () => Promise<{ open: number; overdue: number }>;
   /** Adds process metrics (CPU, memory, event loop lag, GC). On by default. */
   processMetrics?: boolean;
 }
@@ -73,6 +75,25 @@ export function createGatewayMetrics(options: MetricsOptions = {}): GatewayMetri
       }
       for (const platform of TASK_FAMILIES) for (const status of TASK_STATES) this.set({ platform, status }, 0);
       for (const r of rows) this.set({ platform: r.platform, status: r.status }, r.count);
+    },
+  });
+
+  const countOpenCharges = options.countOpenCharges;
+  new Gauge({
+    name: "gateway_open_charges",
+    help: "Charges not yet settled or refunded, by whether their close-by time has passed (read at scrape time).",
+    labelNames: ["overdue"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      if (!countOpenCharges) return;
+      try {
+        const { open, overdue } = await countOpenCharges();
+        this.set({ overdue: "false" }, open - overdue);
+        this.set({ overdue: "true" }, overdue);
+      } catch {
+        // As for the task gauge: a store that does not answer leaves the gauge empty.
+      }
     },
   });
 

@@ -1,14 +1,23 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import { unixNow } from "../core/ids.js";
+import { assertLedgerAmount, refundRow, settlementPlan, settleRow } from "../core/ledger/charge-rules.js";
 import { GatewayError } from "../errors.js";
 import type { Store } from "./database.js";
 import type { GroupCommit } from "./group-commit.js";
+import {
+  closeOpenCharge,
+  collectExcessIn,
+  type Executor,
+  takeToken,
+  takeUser,
+  writeClosing,
+} from "./ledger-statements.js";
 import type { Database } from "./schema.js";
-import { netOfReference, SqliteLedger } from "./sqlite-ledger.js";
+import { type ClosingOutcome, NOT_APPLIED, SqliteLedger } from "./sqlite-ledger.js";
 import { topUpLedgerReference } from "./top-up-reference.js";
 
 export type LedgerKind = "charge" | "refund" | "settle" | "topup" | "adjust";
-export type Executor = Kysely<Database> | Transaction<Database>;
+export type { Executor };
 
 export interface ChargeInput {
   userId: number;
@@ -17,14 +26,26 @@ export interface ChargeInput {
   /** Unique per charged thing: `task:<id>`, `image:<request id>`, `content:<request id>`. */
   reference: string;
   note?: string;
+  /** Unix milliseconds by which the charge must be closed; default: now + the ledger's open time. */
+  closeBy?: number;
 }
 
-export interface LedgerOutcome {
-  /** False when this (reference, kind) had already been applied: nothing changed. */
-  applied: boolean;
-  /** Signed amount added to the balance (0 when not applied). */
-  amount: number;
+/**
+ * How a settlement or refund went. `applied` is false when the charge was not open (already
+ * closed, or never charged): nothing changed. `uncollected`: cost above the hold that the credit
+ * line or the token's limit did not allow to take (recorded on the charge).
+ */
+export type LedgerOutcome = ClosingOutcome;
+
+/** Where charges are opened from, and how long they stay open by default. */
+export interface ChargeOrigin {
+  /** Name of this instance, written on every charge it opens (start-up recovery closes its own). */
+  instance: string;
+  /** Time a charge stays open when its opener gives no close-by time (ms). */
+  openMs: number;
 }
+
+const DEFAULT_ORIGIN: ChargeOrigin = { instance: "unnamed", openMs: 10 * 60_000 };
 
 /** One committed movement of quota, as an observer (metrics) hears it. */
 export interface LedgerMovement {
@@ -36,8 +57,9 @@ export type LedgerObserver = (movement: LedgerMovement) => void;
 
 /**
  * The money ledger. Every balance change is one append-only row written in the same transaction
- * as the balance update; a unique key on (reference, kind) makes refunds and settlements happen at
- * most once whatever retries, crashes or parallel workers do.
+ * as the balance update. Every charge also opens a row of `charges`, closed once (settled or
+ * refunded) by a compare-and-set on its state; the rules of each step are those of
+ * `core/ledger/charge-rules.ts`, on both store paths.
  */
 export class Ledger {
   constructor(
@@ -49,13 +71,14 @@ export class Ledger {
      * the store's group commits.
      */
     private readonly fastPath?: { ledger: SqliteLedger; commits: GroupCommit },
+    readonly origin: ChargeOrigin = DEFAULT_ORIGIN,
   ) {}
 
   /** The ledger of a store: on SQLite with its synchronous fast path. */
-  static forStore(store: Store, observer?: LedgerObserver): Ledger {
+  static forStore(store: Store, observer?: LedgerObserver, origin?: ChargeOrigin): Ledger {
     const fastPath =
       store.sqlite && store.commits ? { ledger: new SqliteLedger(store.sqlite), commits: store.commits } : undefined;
-    return new Ledger(store.db, store.dialect === "postgres", observer, fastPath);
+    return new Ledger(store.db, store.dialect === "postgres", observer, fastPath, origin);
   }
 
   /** The SQLite operations, or null where the query builder does the work (PostgreSQL). */
@@ -90,141 +113,81 @@ export class Ledger {
     else this.observer(movement);
   }
 
+  private opening(input: ChargeInput) {
+    assertLedgerAmount(input.amount, "charge amount");
+    return {
+      userId: input.userId,
+      tokenId: input.tokenId,
+      amount: input.amount,
+      reference: input.reference,
+      note: input.note ?? "",
+      closeBy: input.closeBy ?? Date.now() + this.origin.openMs,
+      instance: this.origin.instance,
+    };
+  }
+
   /**
-   * Atomic conditional charge: the balance and the token's limit are checked and decremented in
-   * the same statement, so a charge larger than what is left changes nothing.
+   * Atomic conditional charge (a hold): the balance (down to minus the credit line) and the
+   * token's limit are checked and decremented in one statement each, so a charge larger than
+   * what is left changes nothing. Opens the charge's lifecycle row in the same transaction.
    */
   async chargeIn(trx: Executor, input: ChargeInput): Promise<void> {
-    if (!Number.isSafeInteger(input.amount) || input.amount < 0) {
-      throw new Error(`charge amount must be a non-negative integer, got ${input.amount}`);
-    }
+    const open = this.opening(input);
     const now = unixNow();
-    if (input.amount > 0) {
-      const user = await trx
-        .updateTable("users")
-        .set({
-          quota: sql`quota - ${input.amount}`,
-          used_quota: sql`used_quota + ${input.amount}`,
-          updated_at: now,
-        })
-        .where("id", "=", input.userId)
-        .where("quota", ">=", input.amount)
-        .executeTakeFirst();
-      if (Number(user.numUpdatedRows) !== 1) throw new GatewayError("GW_ERR_INSUFFICIENT_QUOTA");
-      if (input.tokenId !== null) {
-        const token = await trx
-          .updateTable("tokens")
-          .set({ used_quota: sql`used_quota + ${input.amount}`, updated_at: now })
-          .where("id", "=", input.tokenId)
-          .where((eb) => eb.or([eb("quota_limit", "is", null), eb(sql`quota_limit - used_quota`, ">=", input.amount)]))
-          .executeTakeFirst();
-        if (Number(token.numUpdatedRows) !== 1) throw new GatewayError("GW_ERR_TOKEN_QUOTA_EXCEEDED");
+    if (open.amount > 0) {
+      if (!(await takeUser(trx, open.userId, open.amount))) throw new GatewayError("GW_ERR_INSUFFICIENT_QUOTA");
+      if (open.tokenId !== null && !(await takeToken(trx, open.tokenId, open.amount))) {
+        throw new GatewayError("GW_ERR_TOKEN_QUOTA_EXCEEDED");
       }
     }
     await trx
       .insertInto("ledger")
       .values({
-        user_id: input.userId,
-        token_id: input.tokenId,
+        user_id: open.userId,
+        token_id: open.tokenId,
         kind: "charge",
-        amount: -input.amount,
-        reference: input.reference,
-        note: input.note ?? "",
+        amount: -open.amount,
+        reference: open.reference,
+        note: open.note,
         created_at: now,
       })
       .execute();
-    this.observe(trx, { kind: "charge", amount: -input.amount });
+    await trx
+      .insertInto("charges")
+      .values({
+        reference: open.reference,
+        user_id: open.userId,
+        token_id: open.tokenId,
+        state: "open",
+        held: open.amount,
+        seen: null,
+        settled: null,
+        close_by: open.closeBy,
+        instance: open.instance,
+        created_at: now,
+        closed_at: null,
+      })
+      .execute();
+    this.observe(trx, { kind: "charge", amount: -open.amount });
   }
 
   /** Charges in a transaction of its own. */
   async charge(input: ChargeInput): Promise<void> {
     const fast = this.sqlite;
     if (!fast) return this.transaction((trx) => this.chargeIn(trx, input));
-    if (!Number.isSafeInteger(input.amount) || input.amount < 0) {
-      throw new Error(`charge amount must be a non-negative integer, got ${input.amount}`);
-    }
-    await this.committed(() => fast.charge({ ...input, note: input.note ?? "" }));
-    if (input.amount !== 0) this.observer?.({ kind: "charge", amount: -input.amount });
+    const open = this.opening(input);
+    await this.committed(() => fast.charge(open));
+    if (open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });
   }
 
-  /** What the reference has cost so far (charge plus any settlement), as a positive number. */
-  private async netCharged(trx: Executor, reference: string) {
-    // On PostgreSQL the charge row is locked first, so that a refund and a settlement of one
-    // reference run one after the other; the rows are then read by a second statement, whose
-    // fresh snapshot sees what the other transaction committed while this one waited. SQLite runs
-    // one write transaction at a time, so one read is enough there.
-    if (this.lockRows) {
-      await trx
-        .selectFrom("ledger")
-        .select("id")
-        .where("reference", "=", reference)
-        .where("kind", "=", "charge")
-        .forUpdate()
-        .execute();
-    }
-    const rows = await trx
-      .selectFrom("ledger")
-      .select(["kind", "user_id", "token_id", "amount"])
-      .where("reference", "=", reference)
-      .where("kind", "in", ["charge", "settle", "refund"])
-      .execute();
-    return netOfReference(rows);
-  }
-
-  /** Inserts the row unless (reference, kind) exists; true when this call inserted it. */
-  private async appendOnce(
-    trx: Executor,
-    row: {
-      user_id: number;
-      token_id: number | null;
-      kind: LedgerKind;
-      amount: number;
-      reference: string;
-      note: string;
-    },
-  ): Promise<boolean> {
-    const inserted = await trx
-      .insertInto("ledger")
-      .values({ ...row, created_at: unixNow() })
-      .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
-      .returning("id")
-      .executeTakeFirst();
-    return inserted !== undefined;
-  }
-
-  private async moveBalance(trx: Executor, userId: number, tokenId: number | null, amount: number) {
-    if (amount === 0) return;
-    const now = unixNow();
-    await trx
-      .updateTable("users")
-      .set({ quota: sql`quota + ${amount}`, used_quota: sql`used_quota - ${amount}`, updated_at: now })
-      .where("id", "=", userId)
-      .execute();
-    if (tokenId !== null) {
-      await trx
-        .updateTable("tokens")
-        .set({ used_quota: sql`used_quota - ${amount}`, updated_at: now })
-        .where("id", "=", tokenId)
-        .execute();
-    }
-  }
-
-  /** Gives back everything the reference has cost. At most once per reference. */
+  /** Gives back everything an open charge holds and closes it as refunded. At most once. */
   async refundIn(trx: Executor, reference: string, note = ""): Promise<LedgerOutcome> {
-    const net = await this.netCharged(trx, reference);
-    if (!net) return { applied: false, amount: 0 };
-    const applied = await this.appendOnce(trx, {
-      user_id: net.userId,
-      token_id: net.tokenId,
-      kind: "refund",
-      amount: net.net,
-      reference,
-      note,
-    });
-    if (!applied) return { applied: false, amount: 0 };
-    await this.moveBalance(trx, net.userId, net.tokenId, net.net);
-    this.observe(trx, { kind: "refund", amount: net.net });
-    return { applied: true, amount: net.net };
+    const charge = await closeOpenCharge(trx, reference, "refunded", null, note);
+    if (!charge) return NOT_APPLIED;
+    const row = refundRow(charge);
+    await writeClosing(trx, row, reference, note, true);
+    this.observe(trx, { kind: row.kind, amount: row.amount });
+    return { applied: true, amount: row.amount, uncollected: 0 };
   }
 
   async refund(reference: string, note = ""): Promise<LedgerOutcome> {
@@ -236,39 +199,57 @@ export class Ledger {
   }
 
   /**
-   * Settles a pre-charged reference to what it really cost: the difference is given back (or
-   * taken, when the real cost exceeds the estimate). At most once per reference.
+   * Settles an open charge to what it really cost and closes it: the difference within the hold
+   * is given back; a cost above the hold is taken only down to minus the credit line (and within
+   * the token's limit), the rest recorded on the charge as uncollected. At most once.
    */
   async settleIn(trx: Executor, reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
-    if (!Number.isSafeInteger(actualAmount) || actualAmount < 0) {
-      throw new Error(`settled amount must be a non-negative integer, got ${actualAmount}`);
+    assertLedgerAmount(actualAmount, "settled amount");
+    const charge = await closeOpenCharge(trx, reference, "settled", actualAmount, note);
+    if (!charge) return NOT_APPLIED;
+    const plan = settlementPlan(charge, actualAmount);
+    if (plan.within) {
+      const row = settleRow(charge, plan);
+      await writeClosing(trx, row, reference, note, true);
+      this.observe(trx, { kind: row.kind, amount: row.amount });
+      return { applied: true, amount: row.amount, uncollected: 0 };
     }
-    const net = await this.netCharged(trx, reference);
-    if (!net || net.refunded) return { applied: false, amount: 0 };
-    const delta = net.charged - actualAmount;
-    const applied = await this.appendOnce(trx, {
-      user_id: net.userId,
-      token_id: net.tokenId,
-      kind: "settle",
-      amount: delta,
-      reference,
-      note,
-    });
-    if (!applied) return { applied: false, amount: 0 };
-    await this.moveBalance(trx, net.userId, net.tokenId, delta);
-    this.observe(trx, { kind: "settle", amount: delta });
-    return { applied: true, amount: delta };
+    const { collected, uncollected } = await collectExcessIn(trx, charge, plan.excess, this.lockRows);
+    await writeClosing(trx, settleRow(charge, plan, collected), reference, note, false);
+    this.observe(trx, { kind: "settle", amount: -collected });
+    if (uncollected > 0) {
+      await trx
+        .updateTable("charges")
+        .set({ uncollected, settled: actualAmount - uncollected })
+        .where("reference", "=", reference)
+        .execute();
+    }
+    return { applied: true, amount: -collected, uncollected };
   }
 
   async settle(reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
     const fast = this.sqlite;
     if (!fast) return this.transaction((trx) => this.settleIn(trx, reference, actualAmount, note));
-    if (!Number.isSafeInteger(actualAmount) || actualAmount < 0) {
-      throw new Error(`settled amount must be a non-negative integer, got ${actualAmount}`);
-    }
+    assertLedgerAmount(actualAmount, "settled amount");
     const outcome = await this.committed(() => fast.settle(reference, actualAmount, note));
     if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "settle", amount: outcome.amount });
     return outcome;
+  }
+
+  /**
+   * Records on an open charge the cost of the usage seen so far (what the reaper settles to should
+   * its opener die) and keeps it open until at least `closeBy`. One statement, not on the balance.
+   */
+  async noteUsage(reference: string, seen: number, closeBy: number): Promise<void> {
+    assertLedgerAmount(seen, "seen amount");
+    const fast = this.sqlite;
+    if (fast) return this.committed(() => fast.noteUsage(reference, seen, closeBy));
+    await this.db
+      .updateTable("charges")
+      .set({ seen, close_by: closeBy })
+      .where("reference", "=", reference)
+      .where("state", "=", "open")
+      .execute();
   }
 
   /** Adds quota to a user (operator top-up). Idempotent by reference, per user. */
@@ -277,22 +258,28 @@ export class Ledger {
       throw new GatewayError("GW_ERR_VALIDATION", "amount must be a positive integer", { param: "amount" });
     }
     return this.transaction(async (trx) => {
-      const applied = await this.appendOnce(trx, {
-        user_id: userId,
-        token_id: null,
-        kind: "topup",
-        amount,
-        reference: topUpLedgerReference(userId, reference),
-        note,
-      });
-      if (!applied) return { applied: false, amount: 0 };
+      const inserted = await trx
+        .insertInto("ledger")
+        .values({
+          user_id: userId,
+          token_id: null,
+          kind: "topup",
+          amount,
+          reference: topUpLedgerReference(userId, reference),
+          note,
+          created_at: unixNow(),
+        })
+        .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
+        .returning("id")
+        .executeTakeFirst();
+      if (inserted === undefined) return NOT_APPLIED;
       await trx
         .updateTable("users")
         .set({ quota: sql`quota + ${amount}`, updated_at: unixNow() })
         .where("id", "=", userId)
         .execute();
       this.observe(trx, { kind: "topup", amount });
-      return { applied: true, amount };
+      return { applied: true, amount, uncollected: 0 };
     });
   }
 

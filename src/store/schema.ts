@@ -11,6 +11,8 @@ export interface UsersTable {
   group: string;
   quota: number;
   used_quota: Generated<number>;
+  /** How far below zero the balance may go (quota); 0 by default. */
+  credit_line: Generated<number>;
   status: string;
   webhook_url: string | null;
   webhook_secret: string | null;
@@ -72,6 +74,33 @@ export interface LedgerTable {
   reference: string;
   note: string;
   created_at: number;
+}
+
+/** One charge's lifecycle: open until settled or refunded. See docs/architecture.md. */
+export interface ChargesTable {
+  /** The ledger reference of the charge (`task:<id>`, `content:<id>`, `image:<id>`). */
+  reference: string;
+  user_id: number;
+  token_id: number | null;
+  /** `open`, `settled` or `refunded`. */
+  state: string;
+  /** Quota held by the charge row. */
+  held: number;
+  /** Quota of the usage seen so far while open (a stream's progress); null while none was seen. */
+  seen: number | null;
+  /** Quota the charge finally cost once settled. */
+  settled: number | null;
+  /** Cost above the hold that the credit line did not allow to collect. */
+  uncollected: Generated<number>;
+  /** Unix milliseconds: past it, the reaper closes the charge. */
+  close_by: number;
+  /** Name of the instance that opened the charge. */
+  instance: string;
+  /** Unix milliseconds: a reaper holds the charge until then. */
+  lease_until: Generated<number>;
+  close_reason: Generated<string>;
+  created_at: number;
+  closed_at: number | null;
 }
 
 export interface TasksTable {
@@ -200,6 +229,7 @@ export interface Database {
   tokens: TokensTable;
   channels: ChannelsTable;
   ledger: LedgerTable;
+  charges: ChargesTable;
   tasks: TasksTable;
   request_logs: RequestLogsTable;
   prices: PricesTable;

@@ -1,57 +1,64 @@
 import type SQLite from "better-sqlite3";
 import { unixNow } from "../core/ids.js";
+import {
+  type ClosingRow,
+  collectExcess,
+  type OpenCharge,
+  refundRow,
+  settlementPlan,
+  settleRow,
+} from "../core/ledger/charge-rules.js";
 import { GatewayError } from "../errors.js";
 
-/** A reference's ledger rows as both ledger paths read them. */
-export interface ReferenceRow {
-  kind: string;
-  user_id: number;
-  token_id: number | null;
+/** A charge as both ledger paths open it. */
+export interface OpenChargeInput {
+  userId: number;
+  tokenId: number | null;
   amount: number;
+  reference: string;
+  note: string;
+  /** Unix milliseconds by which the charge must be closed. */
+  closeBy: number;
+  instance: string;
 }
 
-/** What a reference has cost so far, from its charge, settle and refund rows; null without a charge. */
-export function netOfReference(rows: readonly ReferenceRow[]) {
-  const charge = rows.find((r) => r.kind === "charge");
-  if (!charge) return null;
-  const charged = -Number(charge.amount);
-  const net = charged - rows.reduce((sum, r) => (r.kind === "charge" ? sum : sum + Number(r.amount)), 0);
-  return {
-    userId: Number(charge.user_id),
-    tokenId: charge.token_id === null ? null : Number(charge.token_id),
-    charged,
-    net,
-    refunded: rows.some((r) => r.kind === "refund"),
-  };
+/** How a closing went, as both ledger paths report it. */
+export interface ClosingOutcome {
+  applied: boolean;
+  /** Signed amount added to the balance (0 when not applied). */
+  amount: number;
+  /** Cost above the hold that the credit line (or the token's limit) did not allow to collect. */
+  uncollected: number;
 }
+
+export const NOT_APPLIED: ClosingOutcome = { applied: false, amount: 0, uncollected: 0 };
 
 /**
- * The ledger's stand-alone operations (a charge, a refund, a settlement, each in its own
- * transaction) as synchronous SQLite transactions over prepared statements. Same statements, same
- * rules as the query-builder path in ledger.ts, at a fraction of the cost; the caller must hold
+ * The ledger's stand-alone operations (a charge, a settlement, a refund, each in its own
+ * transaction) as synchronous SQLite transactions over prepared statements. The rules are those
+ * of `core/ledger/charge-rules.ts`, as on the query-builder path in ledger.ts; the caller must hold
  * the store's only connection while one runs (see `Ledger`), so nothing interleaves with it.
  */
 export class SqliteLedger {
   private readonly chargeUser: SQLite.Statement;
   private readonly chargeToken: SQLite.Statement;
   private readonly insertCharge: SQLite.Statement;
-  private readonly insertOnce: SQLite.Statement;
-  private readonly referenceRows: SQLite.Statement;
+  private readonly insertOpen: SQLite.Statement;
+  private readonly closeOpen: SQLite.Statement;
+  private readonly markUncollected: SQLite.Statement;
+  private readonly insertClosing: SQLite.Statement;
+  private readonly userRoom: SQLite.Statement;
+  private readonly tokenRoom: SQLite.Statement;
   private readonly moveUser: SQLite.Statement;
   private readonly moveToken: SQLite.Statement;
-  readonly charge: (input: {
-    userId: number;
-    tokenId: number | null;
-    amount: number;
-    reference: string;
-    note: string;
-  }) => void;
-  readonly refund: (reference: string, note: string) => { applied: boolean; amount: number };
-  readonly settle: (reference: string, actual: number, note: string) => { applied: boolean; amount: number };
+  private readonly noteSeen: SQLite.Statement;
+  readonly charge: (input: OpenChargeInput) => void;
+  readonly refund: (reference: string, note: string) => ClosingOutcome;
+  readonly settle: (reference: string, actual: number, note: string) => ClosingOutcome;
 
   constructor(readonly db: SQLite.Database) {
     this.chargeUser = db.prepare(
-      "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota >= ?",
+      "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota + credit_line >= ?",
     );
     this.chargeToken = db.prepare(
       "update tokens set used_quota = used_quota + ?, updated_at = ? where id = ? and (quota_limit is null or quota_limit - used_quota >= ?)",
@@ -59,18 +66,25 @@ export class SqliteLedger {
     this.insertCharge = db.prepare(
       "insert into ledger (user_id, token_id, kind, amount, reference, note, created_at) values (?, ?, 'charge', ?, ?, ?, ?)",
     );
-    this.insertOnce = db.prepare(
-      "insert into ledger (user_id, token_id, kind, amount, reference, note, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict (reference, kind) do nothing returning id",
+    this.insertOpen = db.prepare(
+      "insert into charges (reference, user_id, token_id, state, held, close_by, instance, created_at) values (?, ?, ?, 'open', ?, ?, ?, ?)",
     );
-    this.referenceRows = db.prepare(
-      "select kind, user_id, token_id, amount from ledger where reference = ? and kind in ('charge', 'settle', 'refund')",
+    this.closeOpen = db.prepare(
+      "update charges set state = ?, settled = ?, close_reason = ?, closed_at = ? where reference = ? and state = 'open' returning user_id, token_id, held",
     );
+    this.markUncollected = db.prepare("update charges set uncollected = ?, settled = settled - ? where reference = ?");
+    this.insertClosing = db.prepare(
+      "insert into ledger (user_id, token_id, kind, amount, reference, note, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict (reference, kind) do nothing",
+    );
+    this.userRoom = db.prepare("select quota, credit_line from users where id = ?");
+    this.tokenRoom = db.prepare("select quota_limit, used_quota from tokens where id = ?");
     this.moveUser = db.prepare(
       "update users set quota = quota + ?, used_quota = used_quota - ?, updated_at = ? where id = ?",
     );
     this.moveToken = db.prepare("update tokens set used_quota = used_quota - ?, updated_at = ? where id = ?");
+    this.noteSeen = db.prepare("update charges set seen = ?, close_by = ? where reference = ? and state = 'open'");
 
-    this.charge = db.transaction((input) => {
+    this.charge = db.transaction((input: OpenChargeInput) => {
       const now = unixNow();
       if (input.amount > 0) {
         if (this.chargeUser.run(input.amount, input.amount, now, input.userId, input.amount).changes !== 1) {
@@ -84,40 +98,95 @@ export class SqliteLedger {
         }
       }
       this.insertCharge.run(input.userId, input.tokenId, -input.amount, input.reference, input.note, now);
+      this.insertOpen.run(
+        input.reference,
+        input.userId,
+        input.tokenId,
+        input.amount,
+        input.closeBy,
+        input.instance,
+        now,
+      );
     });
     this.refund = db.transaction((reference: string, note: string) => {
-      const net = netOfReference(this.referenceRows.all(reference) as ReferenceRow[]);
-      if (!net) return { applied: false, amount: 0 };
-      if (!this.append(net.userId, net.tokenId, "refund", net.net, reference, note))
-        return { applied: false, amount: 0 };
-      this.move(net.userId, net.tokenId, net.net);
-      return { applied: true, amount: net.net };
+      const charge = this.close(reference, "refunded", null, note);
+      if (!charge) return NOT_APPLIED;
+      const row = refundRow(charge);
+      this.write(row, reference, note);
+      return { applied: true, amount: row.amount, uncollected: 0 };
     });
     this.settle = db.transaction((reference: string, actual: number, note: string) => {
-      const net = netOfReference(this.referenceRows.all(reference) as ReferenceRow[]);
-      if (!net || net.refunded) return { applied: false, amount: 0 };
-      const delta = net.charged - actual;
-      if (!this.append(net.userId, net.tokenId, "settle", delta, reference, note)) return { applied: false, amount: 0 };
-      this.move(net.userId, net.tokenId, delta);
-      return { applied: true, amount: delta };
+      const charge = this.close(reference, "settled", actual, note);
+      if (!charge) return NOT_APPLIED;
+      const plan = settlementPlan(charge, actual);
+      if (plan.within) {
+        const row = settleRow(charge, plan);
+        this.write(row, reference, note);
+        return { applied: true, amount: row.amount, uncollected: 0 };
+      }
+      const { collected, uncollected } = this.collect(charge, plan.excess);
+      const row = settleRow(charge, plan, collected);
+      this.insertClosing.run(row.userId, row.tokenId, row.kind, row.amount, reference, note, unixNow());
+      if (uncollected > 0) this.markUncollected.run(uncollected, uncollected, reference);
+      return { applied: true, amount: row.amount, uncollected };
     });
   }
 
-  private append(
-    userId: number,
-    tokenId: number | null,
-    kind: string,
-    amount: number,
-    reference: string,
-    note: string,
-  ) {
-    return this.insertOnce.get(userId, tokenId, kind, amount, reference, note, unixNow()) !== undefined;
+  /** Records the usage a running call has produced so far, and keeps its charge open until `closeBy`. */
+  noteUsage(reference: string, seen: number, closeBy: number): void {
+    this.noteSeen.run(seen, closeBy, reference);
   }
 
-  private move(userId: number, tokenId: number | null, amount: number) {
-    if (amount === 0) return;
+  /** Open -> `state`, once: the charge as it was, or null when it was not open. */
+  private close(reference: string, state: string, settled: number | null, reason: string): OpenCharge | null {
+    const row = this.closeOpen.get(state, settled, reason.slice(0, 200), unixNow(), reference) as
+      | { user_id: number; token_id: number | null; held: number }
+      | undefined;
+    if (!row) return null;
+    return {
+      userId: Number(row.user_id),
+      tokenId: row.token_id === null ? null : Number(row.token_id),
+      held: row.held,
+    };
+  }
+
+  /** Writes a closing row and moves the balance by its amount (a give-back). */
+  private write(row: ClosingRow, reference: string, note: string) {
+    this.insertClosing.run(row.userId, row.tokenId, row.kind, row.amount, reference, note, unixNow());
+    if (row.amount === 0) return;
     const now = unixNow();
-    this.moveUser.run(amount, amount, now, userId);
-    if (tokenId !== null) this.moveToken.run(amount, now, tokenId);
+    this.moveUser.run(row.amount, row.amount, now, row.userId);
+    if (row.tokenId !== null) this.moveToken.run(row.amount, now, row.tokenId);
+  }
+
+  /**
+   * Takes an excess above the hold: in one conditional statement per row when the room is there
+   * (the usual case), else as much as the credit line and the token's limit leave. SQLite runs
+   * one writer, so the rows read here are the rows the moves below change.
+   */
+  private collect(charge: OpenCharge, excess: number): { collected: number; uncollected: number } {
+    const now = unixNow();
+    const userTaken = this.chargeUser.run(excess, excess, now, charge.userId, excess).changes === 1;
+    const tokenTaken =
+      userTaken && (charge.tokenId === null || this.chargeToken.run(excess, now, charge.tokenId, excess).changes === 1);
+    if (userTaken && tokenTaken) return { collected: excess, uncollected: 0 };
+    const user = this.userRoom.get(charge.userId) as { quota: number; credit_line: number };
+    const token =
+      charge.tokenId === null
+        ? undefined
+        : (this.tokenRoom.get(charge.tokenId) as { quota_limit: number | null; used_quota: number } | undefined);
+    const outcome = collectExcess(excess, {
+      quota: Number(user.quota) + (userTaken ? excess : 0),
+      creditLine: Number(user.credit_line),
+      tokenRemaining:
+        token?.quota_limit === null || token === undefined
+          ? null
+          : Number(token.quota_limit) - Number(token.used_quota),
+    });
+    // The user's row: give back what was taken beyond the part collected, or take that part.
+    const userMove = userTaken ? excess - outcome.collected : -outcome.collected;
+    this.moveUser.run(userMove, userMove, now, charge.userId);
+    if (charge.tokenId !== null) this.moveToken.run(-outcome.collected, now, charge.tokenId);
+    return outcome;
   }
 }

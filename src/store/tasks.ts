@@ -37,6 +37,8 @@ export interface NewTask {
   sendDeadlineMs: number;
   /** Most unfinished tasks the user may have, this one included; 0 = no limit. */
   unfinishedLimit?: number;
+  /** Unix milliseconds by which the task's charge must be closed (its timeout bounds it). */
+  chargeCloseBy: number;
 }
 
 /** Changes written together with a status move. */
@@ -99,6 +101,7 @@ export class TaskStore {
         amount: task.quota,
         reference: taskReference(task.taskId),
         note: `${task.platform} ${task.action}`,
+        closeBy: task.chargeCloseBy,
       });
       const now = unixNow();
       return trx
@@ -205,8 +208,8 @@ export class TaskStore {
   }
 
   /**
-   * Moves a task to SUCCESS with its clips, only if it is still in `from`; the webhook announcing
-   * the end is queued in the same transaction.
+   * Moves a task to SUCCESS with its clips, only if it is still in `from`; its charge is settled
+   * and the webhook announcing the end is queued in the same transaction.
    */
   async succeed(task: TaskRow, from: string, clips: Clip[], upstreamStatus: string, model: string): Promise<boolean> {
     return this.ledger.transaction(async (trx) => {
@@ -234,6 +237,8 @@ export class TaskStore {
         .executeTakeFirst();
       if (!res) return false;
       await this.countFinished(trx, Number(task.user_id));
+      // A sale closes its charge explicitly: open always means unfinished.
+      await this.ledger.settleIn(trx, taskReference(task.task_id), Number(task.quota), "task succeeded");
       await this.indexClips(trx, task, clips, model, now);
       await queueTaskEndedWebhook(trx, {
         taskId: task.task_id,

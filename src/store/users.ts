@@ -8,7 +8,7 @@ export type UserRow = Selectable<UsersTable>;
 export class Users {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async create(input: { name: string; group?: string }): Promise<UserRow> {
+  async create(input: { name: string; group?: string; creditLine?: number }): Promise<UserRow> {
     const now = unixNow();
     return this.db
       .insertInto("users")
@@ -16,6 +16,7 @@ export class Users {
         name: input.name,
         group: input.group ?? "default",
         quota: 0,
+        credit_line: input.creditLine ?? 0,
         status: "enabled",
         // Every user can receive signed webhooks; whoever creates the user shows the secret once.
         webhook_secret: newWebhookSecret(),
@@ -38,7 +39,7 @@ export class Users {
 
   async update(
     id: number,
-    patch: Partial<Pick<UserRow, "name" | "group" | "status" | "webhook_url" | "webhook_secret">>,
+    patch: Partial<Pick<UserRow, "name" | "group" | "status" | "webhook_url" | "webhook_secret" | "credit_line">>,
   ): Promise<UserRow | undefined> {
     return this.db
       .updateTable("users")

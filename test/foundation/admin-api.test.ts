@@ -62,6 +62,30 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       }
     });
 
+    it("sets a user's credit line in snake_case, shows it, and refuses a negative one", async () => {
+      const created = await gw.admin("POST", "/users", { name: "credit", credit_line: 5_000 });
+      expect(created.status).toBe(200);
+      expect(created.body.data).toMatchObject({ quota: 0, credit_line: 5_000 });
+      const id = created.body.data.id;
+      const patched = await gw.admin("PATCH", `/users/${id}`, { credit_line: 7_000 });
+      expect(patched.body.data.credit_line).toBe(7_000);
+      expect((await gw.admin("GET", `/users/${id}`)).body.data.credit_line).toBe(7_000);
+      for (const bad of [-1, 1.5, "100", 1e300]) {
+        const res = await gw.admin("PATCH", `/users/${id}`, { credit_line: bad });
+        expect(res.status).toBe(400);
+        expect(res.body.message).toContain("credit_line");
+      }
+      // A charge may take the balance down to minus the line, and no further.
+      const token = await gw.admin("POST", `/users/${id}/tokens`, { name: "t" });
+      const ledger = gw.gateway.ctx.ledger;
+      await ledger.charge({ userId: id, tokenId: token.body.data.id, amount: 7_000, reference: "image:credit-1" });
+      expect(await gw.balance(id)).toBe(-7_000);
+      await expect(
+        ledger.charge({ userId: id, tokenId: token.body.data.id, amount: 1, reference: "image:credit-2" }),
+      ).rejects.toMatchObject({ code: "insufficient_quota" });
+      expect(await gw.balance(id)).toBe(-7_000);
+    });
+
     it("accepts the admin key as Bearer and as x-admin-key", async () => {
       expect((await call("GET", "/users", undefined, { authorization: `Bearer ${gw.adminKey}` })).status).toBe(200);
       expect((await call("GET", "/users", undefined, { "x-admin-key": gw.adminKey })).status).toBe(200);

@@ -48,6 +48,16 @@ describe("command line", () => {
     expect(JSON.stringify(channel)).not.toContain("channel-secret");
   });
 
+  it("gives a user a credit line at creation", async () => {
+    const user = JSON.parse(
+      (await cli("admin", "user", "create", "--name", "carol", "--credit-line", "250000")).stdout,
+    );
+    expect(user).toMatchObject({ name: "carol", quota: 0, credit_line: 250000 });
+    const err = await cli("admin", "user", "create", "--name", "dave", "--credit-line", "lots").catch((e) => e);
+    expect(err.code).toBe(2);
+    expect(err.stderr).toContain("--credit-line must be a whole number");
+  });
+
   it("says what is wrong with a bad admin command and exits non-zero", async () => {
     const err = await cli("admin", "channel", "create", "--name", "x", "--type", "nope").catch((e) => e);
     expect(err.code).toBe(2);

@@ -57,8 +57,11 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const expected = 2 * Math.ceil(price * QUOTA_PER_UNIT * 0.5 * 3);
       expect(10_000_000 - (await env.gw.balance(user.userId))).toBe(expected);
       const rows = await ledgerOf(user.userId);
-      expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ kind: "charge", amount: -expected });
+      // The sale: its charge and the settle row that closes it (nothing given back).
+      expect(rows).toHaveLength(2);
+      expect(rows.find((r) => r.kind === "charge")).toMatchObject({ amount: -expected });
+      expect(rows.find((r) => r.kind === "settle")).toMatchObject({ amount: 0 });
+      expect(new Set(rows.map((r) => r.reference)).size).toBe(1);
       expect(rows[0]?.reference).toMatch(/^image:/);
     });
 

@@ -185,6 +185,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       ["missing model", { prompt: "x" }, "model"],
       ["n as a string", { model: "image-model", prompt: "x", n: "2" }, "n"],
       ["n above 4", { model: "image-model", prompt: "x", n: 5 }, "n"],
+      ["n beyond a safe integer", { model: "image-model", prompt: "x", n: 1e300 }, "n"],
+      ["n at the largest safe integer", { model: "image-model", prompt: "x", n: 9007199254740991 }, "n"],
       ["image of the wrong type", { model: "image-model", prompt: "x", image: 5 }, "image"],
       [
         "image array with a number",

@@ -31,6 +31,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         "gateway_http_request_duration_seconds",
         "gateway_upstream_calls_total",
         "gateway_tasks",
+        "gateway_open_charges",
         "gateway_task_poll_lag_seconds",
         "gateway_task_poll_batch_size",
         "gateway_quota_charged_total",
@@ -141,6 +142,30 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(sampleSum(families, "gateway_tasks", { platform: "audiob", status: "SUCCESS" })).toBe(1);
       expect(sampleSum(families, "gateway_tasks", { platform: "audiob", status: "FAILURE" })).toBe(0);
       expect(families.get("gateway_tasks")?.samples.some((s) => s.labels.status === "NOT_START")).toBe(true);
+    });
+
+    it("counts open charges, and those past their close-by time, at scrape time", async () => {
+      const { userId, tokenId } = await gw.createUser({ quota: 1_000 });
+      const before = await scrape(gw.url);
+      const open = (families: typeof before, overdue: string) =>
+        sampleSum(families, "gateway_open_charges", { overdue });
+      const ledger = gw.gateway.ctx.ledger;
+      await ledger.charge({
+        userId,
+        tokenId,
+        amount: 10,
+        reference: "content:gauge-1",
+        closeBy: Date.now() + 3_600_000,
+      });
+      await ledger.charge({ userId, tokenId, amount: 10, reference: "content:gauge-2", closeBy: Date.now() - 1 });
+      const after = await scrape(gw.url);
+      expect(open(after, "false") - open(before, "false")).toBe(1);
+      expect(open(after, "true") - open(before, "true")).toBe(1);
+      await ledger.refund("content:gauge-1");
+      await ledger.refund("content:gauge-2");
+      const closed = await scrape(gw.url);
+      expect(open(closed, "false")).toBe(open(before, "false"));
+      expect(open(closed, "true")).toBe(open(before, "true"));
     });
 
     it("exposes the upstream, poller and rate-limit metrics the surfaces and workers feed", async () => {

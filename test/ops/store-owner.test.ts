@@ -75,7 +75,11 @@ describe("one owner per SQLite file", () => {
       expect(lines[0]).toContain(path.join(dir, "gateway.sqlite"));
 
       // Admin commands still work against the file while the gateway owns it.
-      const created = await run("node", ["bin/media-gateway.mjs", "admin", "user", "create", "--name", "bob", "--json"], { env });
+      const created = await run(
+        "node",
+        ["bin/media-gateway.mjs", "admin", "user", "create", "--name", "bob", "--json"],
+        { env },
+      );
       expect(JSON.parse(created.stdout)).toMatchObject({ name: "bob" });
     } finally {
       first.child.kill("SIGKILL");

@@ -85,7 +85,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(record.data.quota).toBe(String(EDIT_PRICE));
       expect(record.properties.input).toBe("a soft piano");
       expect(record.properties.origin_model_name).toBe("chirp-v3-5");
-      expect(await ledgerRowsOf(gw, user.userId, sub.body.data)).toEqual([{ kind: "charge", amount: -EDIT_PRICE }]);
+      expect(await ledgerRowsOf(gw, user.userId, sub.body.data)).toEqual([
+        { kind: "settle", amount: 0 },
+        { kind: "charge", amount: -EDIT_PRICE },
+      ]);
     });
 
     it("runs INSTRUMENTALS_SWAP on the caller's own clip", async () => {

@@ -141,7 +141,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(record.result_url).toBe(record.data.clips[0].audio_url);
 
       expect(await gw.balance(user.userId)).toBe(1_000_000 - 50_000);
-      expect(await ledgerRowsOf(gw, user.userId, taskId)).toEqual([{ kind: "charge", amount: -50_000 }]);
+      expect(await ledgerRowsOf(gw, user.userId, taskId)).toEqual([
+        { kind: "settle", amount: 0 },
+        { kind: "charge", amount: -50_000 },
+      ]);
       expect(await gw.gateway.ctx.ledger.ledgerSum(user.userId)).toBe(await gw.balance(user.userId));
     });
 
@@ -213,7 +216,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         expect(clip.audio_weight).toBeNull();
       }
       expect(record.result_url).toBe(record.data.clips[0].audio_url);
-      expect(await ledgerRowsOf(gw, user.userId, taskId)).toEqual([{ kind: "charge", amount: -50_000 }]);
+      expect(await ledgerRowsOf(gw, user.userId, taskId)).toEqual([
+        { kind: "settle", amount: 0 },
+        { kind: "charge", amount: -50_000 },
+      ]);
     });
   });
 }

@@ -29,6 +29,7 @@ export const CreateUserBody = Type.Object(
     group: Type.Optional(userWritable.group),
     /** Initial quota, recorded as a top-up. */
     quota: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    credit_line: Type.Optional(userWritable.credit_line),
   },
   { additionalProperties: false },
 );

@@ -39,7 +39,7 @@ export async function listUsers(s: AdminStores, options: { limit: number; afterI
 }
 
 export async function createUser(s: AdminStores, body: Static<typeof CreateUserBody>) {
-  const user = await s.users.create({ name: body.name, group: body.group });
+  const user = await s.users.create({ name: body.name, group: body.group, creditLine: body.credit_line });
   if (body.quota) await s.ledger.topUp(Number(user.id), body.quota, `topup:user-${user.id}:initial`, "initial quota");
   // The webhook signing secret is shown here once (and again only when rotated).
   return { ...userView(await getUser(s, Number(user.id))), webhook_secret: user.webhook_secret };

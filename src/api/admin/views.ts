@@ -54,6 +54,11 @@ export const userWritable = {
     description: "`deleted` is set by DELETE only",
   }),
   webhook_url: Nullable(Type.String({ minLength: 1, maxLength: 2000, description: "where task events go" })),
+  credit_line: Type.Integer({
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: "how far below zero the balance may go, in quota; 0 = not at all",
+  }),
 };
 
 export const UserView = Type.Object(
@@ -79,6 +84,7 @@ export function userView(u: UserRow): UserView {
     webhook_url: u.webhook_url,
     quota: Number(u.quota),
     used_quota: Number(u.used_quota),
+    credit_line: Number(u.credit_line),
     created_at: Number(u.created_at),
     updated_at: Number(u.updated_at),
   };

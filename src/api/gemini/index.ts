@@ -35,6 +35,15 @@ function billingReference(request: FastifyRequest): string {
   return `content:${chosenByClient ? newRequestId() : request.id}`;
 }
 
+/**
+ * Size of the request body in bytes: its Content-Length (Fastify refuses a body of another
+ * length), else the size of its JSON (a chunked upload).
+ */
+function bodyBytesOf(request: FastifyRequest): number {
+  const length = Number(request.headers["content-length"]);
+  return Number.isSafeInteger(length) && length >= 0 ? length : Buffer.byteLength(JSON.stringify(request.body));
+}
+
 /** An AbortSignal that fires when the client goes away before the answer is complete. */
 function clientGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
@@ -81,6 +90,7 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
         caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
         model,
         body: request.body,
+        bodyBytes: bodyBytesOf(request),
         signal: clientGone(reply),
       };
       if ((method as Method) === "generateContent") {

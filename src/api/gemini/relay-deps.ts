@@ -15,8 +15,14 @@ const PROTOCOLS = ["gemini"] as const;
 export function contentRelayDeps(ctx: GatewayContext, log: FastifyBaseLogger): ContentRelayDeps<Channel> {
   return {
     quotaPerUnit: ctx.config.quotaPerUnit,
-    defaultMaxOutputTokens: ctx.config.content.defaultMaxOutputTokens,
+    modelDefaults: {
+      maxOutputTokens: ctx.config.content.defaultMaxOutputTokens,
+      maxInputTokens: ctx.config.content.defaultMaxInputTokens,
+      maxThinkingTokens: ctx.config.content.defaultMaxThinkingTokens,
+    },
     maxChannelAttempts: ctx.config.routing.maxAttempts,
+    chargeOpenMs: ctx.config.charges.openMs,
+    usageRecordMs: ctx.config.charges.usageRecordMs,
     channels: {
       candidates: (model, group) => ctx.channels.candidates(model, group, PROTOCOLS),
       isKnownModel: (model) => ctx.channels.isKnownModel(model, PROTOCOLS),
@@ -35,6 +41,7 @@ export function contentRelayDeps(ctx: GatewayContext, log: FastifyBaseLogger): C
       charge: (input) => ctx.ledger.charge(input),
       settle: (reference, amount, note) => ctx.ledger.settle(reference, amount, note),
       refund: (reference, note) => ctx.ledger.refund(reference, note),
+      noteUsage: (reference, seen, closeBy) => ctx.ledger.noteUsage(reference, seen, closeBy),
     },
     upstream: { generate: generateContent, openStream: openContentStream },
     logRequest: (row) =>

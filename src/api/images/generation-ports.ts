@@ -109,6 +109,8 @@ export function imagePorts(
     charge: (input) => ctx.ledger.charge(input),
     refund: (reference, note) => ctx.ledger.refund(reference, note),
     settle: (reference, amount, note) => ctx.ledger.settle(reference, amount, note),
+    noteDelivered: (reference, amount) => ctx.ledger.noteUsage(reference, amount, Date.now()),
+    warn: (obj, msg) => ctx.logger.warn(obj, msg),
     async fetchImage(url, field) {
       try {
         return await fetchImage(guarded, url, limits);

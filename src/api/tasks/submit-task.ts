@@ -131,6 +131,8 @@ export async function acceptTask(ctx: GatewayContext, store: TaskStore, req: Sub
       sendDeadlineMs: Date.now() + ctx.config.tasks.unsentGraceMs,
       // Counted in the store, with the insert: it holds across instances and parallel submits.
       unfinishedLimit: ctx.config.limits.tasksInFlightPerUser,
+      // The task's timeout ends it (and closes its charge) first; the reaper is the backstop.
+      chargeCloseBy: Date.now() + ctx.config.tasks.timeoutSeconds * 1000 + 2 * ctx.config.tasks.leaseMs,
     })
     .catch((err: unknown) => {
       if (err instanceof GatewayError && err.errorName === "GW_ERR_RATE_LIMITED") {

@@ -1,5 +1,3 @@
-import type { TokenUsage } from "../pricing.js";
-
 /** Tokens assumed for one inline or file part (an image is billed at 258 tokens by Gemini). */
 export const MEDIA_PART_TOKENS = 258;
 
@@ -14,8 +12,9 @@ function partsOf(content: unknown): unknown[] {
 }
 
 /**
- * Prompt tokens estimated from a request body: text of every content and of the system
- * instruction at four characters a token, plus a fixed amount per inline or file part.
+ * A likely prompt size, for settling a call whose upstream reported no usage: text of every
+ * content and of the system instruction at four characters a token, plus a fixed amount per
+ * inline or file part. Not a bound: the hold before a call is `holdUsage` (hold.ts).
  */
 export function estimatePromptTokens(body: unknown): number {
   const b = (body ?? {}) as { contents?: unknown; systemInstruction?: unknown };
@@ -31,19 +30,4 @@ export function estimatePromptTokens(body: unknown): number {
     }
   }
   return estimateTextTokens(chars) + media * MEDIA_PART_TOKENS;
-}
-
-/** The output tokens a request may produce: its `maxOutputTokens`, else the configured default. */
-export function maxOutputTokensOf(body: unknown, defaultMaxOutputTokens: number): number {
-  const max = (body as { generationConfig?: { maxOutputTokens?: unknown } })?.generationConfig?.maxOutputTokens;
-  return typeof max === "number" && Number.isInteger(max) && max >= 1 ? max : defaultMaxOutputTokens;
-}
-
-/** The usage charged up front: estimated prompt plus the most output the request allows. */
-export function chargeUsage(body: unknown, defaultMaxOutputTokens: number): TokenUsage {
-  return {
-    promptTokens: estimatePromptTokens(body),
-    outputTokens: maxOutputTokensOf(body, defaultMaxOutputTokens),
-    cachedTokens: 0,
-  };
 }

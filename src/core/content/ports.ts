@@ -2,6 +2,7 @@ import type { GatewayError } from "../../errors.js";
 import type { Selectable } from "../channel-selection.js";
 import type { TokenPrice } from "../pricing.js";
 import type { UpstreamError } from "../upstream-error.js";
+import type { ModelLimits } from "./model-limits.js";
 
 /** A channel as the content relay sees it. */
 export interface ContentChannel extends Selectable {
@@ -52,8 +53,13 @@ export interface ContentLogRow {
 /** Everything the content relay uses, wired by the surface. */
 export interface ContentRelayDeps<C extends ContentChannel> {
   quotaPerUnit: number;
-  defaultMaxOutputTokens: number;
+  /** Limits assumed for a model the gateway has no published limits of (see model-limits.ts). */
+  modelDefaults: ModelLimits;
   maxChannelAttempts: number;
+  /** How long a charge stays open without news; a stream's recorded progress extends it (ms). */
+  chargeOpenMs: number;
+  /** Least time between two records of a stream's usage on its open charge (ms). */
+  usageRecordMs: number;
   channels: {
     /** Enabled channels of the right protocol serving `model` to `group`. */
     candidates(model: string, group: string): Promise<C[]>;
@@ -78,9 +84,13 @@ export interface ContentRelayDeps<C extends ContentChannel> {
       amount: number;
       reference: string;
       note?: string;
+      /** Unix milliseconds by which the charge must be closed. */
+      closeBy?: number;
     }): Promise<void>;
-    settle(reference: string, actualAmount: number, note?: string): Promise<unknown>;
+    settle(reference: string, actualAmount: number, note?: string): Promise<{ uncollected: number }>;
     refund(reference: string, note?: string): Promise<unknown>;
+    /** Records the cost of the usage seen so far on the open charge, and keeps it open until `closeBy`. */
+    noteUsage(reference: string, seen: number, closeBy: number): Promise<void>;
   };
   upstream: ContentUpstream<C>;
   logRequest(row: ContentLogRow): void;
@@ -111,6 +121,8 @@ export interface ContentCall {
   caller: { userId: number; tokenId: number; group: string };
   model: string;
   body: unknown;
+  /** Size of the request body in bytes (the prompt's hold is bounded by it). */
+  bodyBytes: number;
   /** Aborted when the client goes away: the upstream call is aborted with it. */
   signal: AbortSignal;
 }

@@ -1,9 +1,19 @@
 import { GatewayError } from "../../errors.js";
 import { orderChannels } from "../channel-selection.js";
 import { withFailover } from "../failover.js";
-import { quotaForTokens, type TokenPrice, type TokenUsage } from "../pricing.js";
 import { UpstreamError } from "../upstream-error.js";
-import { chargeUsage } from "./estimate.js";
+import {
+  explainRefusedHold,
+  finish,
+  logRow,
+  type Outcome,
+  type Plan,
+  progressRecorder,
+  quotaFor,
+} from "./call-billing.js";
+import { estimatePromptTokens } from "./estimate.js";
+import { holdUsage } from "./hold.js";
+import { modelLimits } from "./model-limits.js";
 import type {
   ContentCall,
   ContentChannel,
@@ -12,66 +22,21 @@ import type {
   ContentSink,
   OpenedContentStream,
 } from "./ports.js";
-import { settlementFor } from "./settlement.js";
 import { toContentError } from "./upstream-failure.js";
 import { ContentAccount } from "./usage.js";
 
 /** Status logged for a call the client abandoned. */
 export const CLIENT_CLOSED = 499;
 
-interface Plan<C> {
-  ordered: C[];
-  price: TokenPrice;
-  groupRatio: number;
-  promptEstimate: number;
-  startedAt: number;
-}
-
-interface Outcome<C> {
-  channel: C | null;
-  account: ContentAccount;
-  status: number;
-  error: string | null;
-}
-
 /** The model name the channel's upstream knows. */
 export function upstreamModelFor(channel: ContentChannel, model: string): string {
   return channel.modelMapping[model] ?? model;
 }
 
-function quotaFor<C extends ContentChannel>(deps: ContentRelayDeps<C>, plan: Plan<C>, usage: TokenUsage, channel: C) {
-  return quotaForTokens(usage, plan.price, {
-    groupRatio: plan.groupRatio,
-    channelRatio: channel.priceRatio,
-    quotaPerUnit: deps.quotaPerUnit,
-  });
-}
-
-function logRow<C extends ContentChannel>(
-  deps: ContentRelayDeps<C>,
-  call: ContentCall,
-  startedAt: number,
-  fields: { channelId: number | null; usage: TokenUsage | null; quota: number; status: number; error: string | null },
-) {
-  deps.logRequest({
-    requestId: call.requestId,
-    userId: call.caller.userId,
-    tokenId: call.caller.tokenId,
-    channelId: fields.channelId,
-    model: call.model,
-    promptTokens: fields.usage?.promptTokens ?? 0,
-    outputTokens: fields.usage?.outputTokens ?? 0,
-    cachedTokens: fields.usage?.cachedTokens ?? 0,
-    quota: fields.quota,
-    latencyMs: Math.max(0, (deps.now ?? Date.now)() - startedAt),
-    status: fields.status,
-    error: fields.error,
-  });
-}
-
 /**
- * Checks that the model can be served and billed, orders the channels and charges the estimate
- * (prompt estimate + the most output allowed) at the first channel's ratio.
+ * Checks that the model can be served and billed, orders the channels and holds the most the call
+ * can cost (see hold.ts) at the dearest candidate's ratio: a balance (down to minus its credit
+ * line) or a token's limit that does not cover it refuses the call before any upstream call.
  */
 async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: ContentCall): Promise<Plan<C>> {
   const startedAt = (deps.now ?? Date.now)();
@@ -90,16 +55,34 @@ async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: 
     }
     const ordered = orderChannels(candidates);
     const groupRatio = await deps.prices.groupRatio(caller.group);
-    const estimate = chargeUsage(call.body, deps.defaultMaxOutputTokens);
-    const plan: Plan<C> = { ordered, price, groupRatio, promptEstimate: estimate.promptTokens, startedAt };
-    const amount = quotaFor(deps, plan, estimate, ordered[0] as C);
-    await deps.ledger.charge({
-      userId: caller.userId,
-      tokenId: caller.tokenId,
-      amount,
-      reference: call.reference,
-      note: `estimate for ${model}, request ${call.requestId}`,
-    });
+    const worst = holdUsage(call.body, call.bodyBytes, modelLimits(model, deps.modelDefaults));
+    const plan: Plan<C> = {
+      ordered,
+      price,
+      groupRatio,
+      promptEstimate: estimatePromptTokens(call.body),
+      startedAt,
+    };
+    // Failover may land on any candidate: the hold is at the dearest ratio among them.
+    const dearest = ordered.reduce((a, b) => (b.priceRatio > a.priceRatio ? b : a));
+    const amount = quotaFor(deps, plan, worst, dearest);
+    if (!Number.isSafeInteger(amount)) {
+      throw new GatewayError("GW_ERR_VALIDATION", "generationConfig asks for more output than can be charged.", {
+        param: "generationConfig",
+      });
+    }
+    try {
+      await deps.ledger.charge({
+        userId: caller.userId,
+        tokenId: caller.tokenId,
+        amount,
+        reference: call.reference,
+        note: `hold for ${model}, request ${call.requestId}`,
+        closeBy: startedAt + deps.chargeOpenMs,
+      });
+    } catch (err) {
+      throw explainRefusedHold(err, amount, worst);
+    }
     return plan;
   } catch (err) {
     const error = toContentError(err);
@@ -112,45 +95,6 @@ async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: 
     });
     throw error;
   }
-}
-
-/** Settles (or refunds) the charge once, and writes the call's request-log row. Never throws. */
-async function finish<C extends ContentChannel>(
-  deps: ContentRelayDeps<C>,
-  call: ContentCall,
-  plan: Plan<C>,
-  outcome: Outcome<C>,
-): Promise<void> {
-  const settlement = settlementFor(outcome.account, plan.promptEstimate);
-  let quota = 0;
-  let usage: TokenUsage | null = null;
-  try {
-    if (settlement.kind === "refund") {
-      await deps.ledger.refund(call.reference, "nothing was produced");
-    } else {
-      usage = settlement.usage;
-      quota = quotaFor(deps, plan, usage, outcome.channel ?? (plan.ordered[0] as C));
-      await deps.ledger.settle(call.reference, quota, settlement.estimated ? "estimated usage" : "reported usage");
-      if (settlement.estimated) {
-        deps.log.warn(
-          { requestId: call.requestId, model: call.model, usage },
-          "content usage estimated from the text produced: the upstream reported none",
-        );
-      }
-    }
-  } catch (err) {
-    deps.log.error(
-      { requestId: call.requestId, err, reference: call.reference },
-      "content charge could not be settled; it stays at the estimate",
-    );
-  }
-  logRow(deps, call, plan.startedAt, {
-    channelId: outcome.channel ? outcome.channel.id : null,
-    usage,
-    quota,
-    status: outcome.status,
-    error: outcome.error,
-  });
 }
 
 /**
@@ -255,11 +199,13 @@ export async function streamContentCall<C extends ContentChannel>(
     releaseSlot = opened.result.release;
     outcome.channel = opened.channel;
     const { first, rest } = opened.result;
+    const recordProgress = progressRecorder(deps, call, plan, outcome);
     try {
       outcome.account.observe(first.value);
       await sink.event(first);
       for await (const chunk of rest) {
         outcome.account.observe(chunk.value);
+        recordProgress();
         await sink.event(chunk);
       }
       if (call.signal.aborted) {

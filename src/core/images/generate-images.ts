@@ -76,6 +76,10 @@ export interface GenerateImagesDeps<C extends ImageChannel> {
   charge(input: { userId: number; tokenId: number; amount: number; reference: string; note: string }): Promise<void>;
   refund(reference: string, note: string): Promise<unknown>;
   settle(reference: string, amount: number, note: string): Promise<unknown>;
+  /** Records what a delivered call cost on its open charge, due at once: the reaper settles it. */
+  noteDelivered(reference: string, amount: number): Promise<void>;
+  /** Logs a fault the client does not see. */
+  warn(obj: object, msg: string): void;
   /** Fetches an input image URL through the SSRF guard; throws a 400 naming `field` on failure. */
   fetchImage(url: string, field: string): Promise<InputImage>;
   generate(channel: C, call: UpstreamImageCall): Promise<GeneratedImage[]>;
@@ -225,9 +229,16 @@ export async function generateImages<C extends ImageChannel>(
           : { url: await deps.storeImage(image), revised_prompt: prompt },
       );
     }
-    // Never more than what was charged up front, even after failover to a dearer channel.
+    // Never more than what was charged up front, even after failover to a dearer channel. The sale
+    // is settled explicitly, also at the full amount: an open charge always means unfinished.
     const owed = Math.min(charged, perImage(channel) * data.length);
-    if (owed !== charged) await deps.settle(reference, owed, `delivered ${data.length} of ${req.n}`);
+    try {
+      await deps.settle(reference, owed, `delivered ${data.length} of ${req.n}`);
+    } catch (err) {
+      // The images are delivered: the charge stays open with its cost on it, and the reaper lands it.
+      await deps.noteDelivered(reference, owed).catch(() => undefined);
+      deps.warn({ err, reference, owed }, "image charge could not be settled; the charge reaper settles it");
+    }
     deps.record({ model: catalog.name, channelId, quota: owed, images: data.length, status: 200, error: null });
     return { created: deps.nowSeconds(), data };
   } catch (err) {

@@ -6,6 +6,7 @@ import * as m004 from "./004_content.js";
 import * as m005 from "./005_routing.js";
 import * as m006 from "./006_idempotency.js";
 import * as m007 from "./007_task_limits.js";
+import * as m008 from "./008_charge_lifecycle.js";
 import * as m009 from "./009_edges.js";
 
 /** Every migration, in order. One set serves SQLite and PostgreSQL. */
@@ -17,5 +18,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "005_routing": m005,
   "006_idempotency": m006,
   "007_task_limits": m007,
+  "008_charge_lifecycle": m008,
   "009_edges": m009,
 };

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import {
+  assertLedgerAmount,
+  collectExcess,
+  reapDecision,
+  refundRow,
+  settlementPlan,
+  settleRow,
+} from "./charge-rules.js";
+
+const charge = { userId: 7, tokenId: 3, held: 100 };
+
+describe("charge rules", () => {
+  it("refunds everything an open charge holds", () => {
+    expect(refundRow(charge)).toEqual({ kind: "refund", userId: 7, tokenId: 3, amount: 100 });
+  });
+
+  it("gives back the difference of a settlement within the hold, a sale at the hold included", () => {
+    const plan = settlementPlan(charge, 40);
+    expect(plan).toEqual({ within: true, giveBack: 60 });
+    expect(settleRow(charge, plan)).toEqual({ kind: "settle", userId: 7, tokenId: 3, amount: 60 });
+    expect(settleRow(charge, settlementPlan(charge, 100)).amount).toBe(0);
+  });
+
+  it("collects an excess above the hold only down to minus the credit line and within the token's limit", () => {
+    const plan = settlementPlan(charge, 250);
+    expect(plan).toEqual({ within: false, excess: 150 });
+    expect(collectExcess(150, { quota: 500, creditLine: 0, tokenRemaining: null })).toEqual({
+      collected: 150,
+      uncollected: 0,
+    });
+    expect(collectExcess(150, { quota: 20, creditLine: 50, tokenRemaining: null })).toEqual({
+      collected: 70,
+      uncollected: 80,
+    });
+    expect(collectExcess(150, { quota: -60, creditLine: 50, tokenRemaining: null })).toEqual({
+      collected: 0,
+      uncollected: 150,
+    });
+    expect(collectExcess(150, { quota: 500, creditLine: 0, tokenRemaining: 30 })).toEqual({
+      collected: 30,
+      uncollected: 120,
+    });
+    expect(settleRow(charge, plan, 70).amount).toBe(-70);
+  });
+
+  it("settles an overdue charge to the usage seen, else refunds it, saying why", () => {
+    expect(reapDecision({ seen: 30 }, "late")).toEqual({
+      close: "settle",
+      amount: 30,
+      reason: "late; settled to the usage seen",
+    });
+    expect(reapDecision({ seen: null }, "late")).toMatchObject({ close: "refund" });
+    expect(reapDecision({ seen: 0 }, "late")).toMatchObject({ close: "refund" });
+  });
+
+  it("refuses amounts that are not non-negative safe integers", () => {
+    for (const bad of [-1, 1.5, Number.NaN, 2 ** 53, 1e300]) {
+      expect(() => assertLedgerAmount(bad, "x")).toThrow(RangeError);
+    }
+    expect(() => settlementPlan(charge, 2 ** 53)).toThrow(RangeError);
+    expect(() => assertLedgerAmount(Number.MAX_SAFE_INTEGER, "x")).not.toThrow();
+  });
+});
