@@ -50,7 +50,7 @@ describe("command line", () => {
 
   it("gives a user a credit line at creation", async () => {
     const user = JSON.parse(
-      (await cli("admin", "user", "create", "--name", "carol", "--credit-line", "250000")).stdout,
+      (await cli("admin", "user", "create", "--name", "carol", "--credit-line", "250000", "--json")).stdout,
     );
     expect(user).toMatchObject({ name: "carol", quota: 0, credit_line: 250000 });
     const err = await cli("admin", "user", "create", "--name", "dave", "--credit-line", "lots").catch((e) => e);

@@ -9,71 +9,72 @@ const PRICE = 50_000;
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   // Instances share PostgreSQL; a SQLite file has one owning process (see test/ops/store-owner.test.ts).
-  describe.runIf(kind === "postgres" && HAS_PG)(`two worker instances on one store [${kind}]`, () => {
-    let env: TaskEnv;
-    let second: TestGateway;
-    const overrides = {
-      ...FAST_TASKS,
-      // Leases shorter than a poll: both instances keep taking the same tasks, the worst case.
-      tasks: { ...FAST_TASKS.tasks, leaseMs: 100, pollIntervalMs: 20, workerTickMs: 5 },
-    };
-    beforeAll(async () => {
-      env = await startTaskEnv(kind, {
-        sim: {
-          taskRelay: { completeAfterMs: 500, latencyMs: 150 },
-          generateRecord: { completeAfterMs: 500, latencyMs: 150 },
-        },
-        config: overrides,
+  if (kind === "postgres")
+    describe.skipIf(!HAS_PG)(`two worker instances on one store [${kind}]`, () => {
+      let env: TaskEnv;
+      let second: TestGateway;
+      const overrides = {
+        ...FAST_TASKS,
+        // Leases shorter than a poll: both instances keep taking the same tasks, the worst case.
+        tasks: { ...FAST_TASKS.tasks, leaseMs: 100, pollIntervalMs: 20, workerTickMs: 5 },
+      };
+      beforeAll(async () => {
+        env = await startTaskEnv(kind, {
+          sim: {
+            taskRelay: { completeAfterMs: 500, latencyMs: 150 },
+            generateRecord: { completeAfterMs: 500, latencyMs: 150 },
+          },
+          config: overrides,
+        });
+        second = await startTestGateway(kind, overrides, { databaseUrl: env.gw.gateway.ctx.config.databaseUrl });
       });
-      second = await startTestGateway(kind, overrides, { databaseUrl: env.gw.gateway.ctx.config.databaseUrl });
-    });
-    afterAll(async () => {
-      await second?.close();
-      await env?.close();
-    });
+      afterAll(async () => {
+        await second?.close();
+        await env?.close();
+      });
 
-    it("never finishes or refunds a task twice", async () => {
-      const gateways = [env.gw, second];
-      const user = await env.gw.createUser({ quota: 10_000_000 });
-      const submits = [];
-      for (let i = 0; i < 24; i++) {
-        const gw = gateways[i % 2] as TestGateway;
-        const family = i % 4 < 2 ? "audioa" : "audiob";
-        const prompt = i % 3 === 0 ? `song ${i} [fail]` : `song ${i}`;
-        submits.push(submit(gw.url, user.key, family, "MUSIC", { prompt }));
-      }
-      const taskIds = (await Promise.all(submits)).map((r) => {
-        expect(r.status).toBe(200);
-        return r.body.data as string;
-      });
-      const db = env.gw.gateway.ctx.store.db;
-      const rows = await eventually(async () => {
-        const all = await db.selectFrom("tasks").selectAll().where("task_id", "in", taskIds).execute();
-        return all.every((r) => r.status === "SUCCESS" || r.status === "FAILURE") ? all : null;
-      }, 30_000);
-      let failures = 0;
-      for (const row of rows) {
-        const ledger = await ledgerRowsOf(env.gw, user.userId, row.task_id);
-        if (row.status === "FAILURE") {
-          failures += 1;
-          expect(row.fail_reason).toBe("simulated failure");
-          expect(ledger).toEqual([
-            { kind: "refund", amount: PRICE },
-            { kind: "charge", amount: -PRICE },
-          ]);
-        } else {
-          expect(ledger).toEqual([
-            { kind: "settle", amount: 0 },
-            { kind: "charge", amount: -PRICE },
-          ]);
+      it("never finishes or refunds a task twice", async () => {
+        const gateways = [env.gw, second];
+        const user = await env.gw.createUser({ quota: 10_000_000 });
+        const submits = [];
+        for (let i = 0; i < 24; i++) {
+          const gw = gateways[i % 2] as TestGateway;
+          const family = i % 4 < 2 ? "audioa" : "audiob";
+          const prompt = i % 3 === 0 ? `song ${i} [fail]` : `song ${i}`;
+          submits.push(submit(gw.url, user.key, family, "MUSIC", { prompt }));
         }
-      }
-      expect(failures).toBe(8);
-      const expected = 10_000_000 - (24 - failures) * PRICE;
-      expect(await env.gw.balance(user.userId)).toBe(expected);
-      expect(await env.gw.gateway.ctx.ledger.ledgerSum(user.userId)).toBe(expected);
+        const taskIds = (await Promise.all(submits)).map((r) => {
+          expect(r.status).toBe(200);
+          return r.body.data as string;
+        });
+        const db = env.gw.gateway.ctx.store.db;
+        const rows = await eventually(async () => {
+          const all = await db.selectFrom("tasks").selectAll().where("task_id", "in", taskIds).execute();
+          return all.every((r) => r.status === "SUCCESS" || r.status === "FAILURE") ? all : null;
+        }, 30_000);
+        let failures = 0;
+        for (const row of rows) {
+          const ledger = await ledgerRowsOf(env.gw, user.userId, row.task_id);
+          if (row.status === "FAILURE") {
+            failures += 1;
+            expect(row.fail_reason).toBe("simulated failure");
+            expect(ledger).toEqual([
+              { kind: "refund", amount: PRICE },
+              { kind: "charge", amount: -PRICE },
+            ]);
+          } else {
+            expect(ledger).toEqual([
+              { kind: "settle", amount: 0 },
+              { kind: "charge", amount: -PRICE },
+            ]);
+          }
+        }
+        expect(failures).toBe(8);
+        const expected = 10_000_000 - (24 - failures) * PRICE;
+        expect(await env.gw.balance(user.userId)).toBe(expected);
+        expect(await env.gw.gateway.ctx.ledger.ledgerSum(user.userId)).toBe(expected);
+      });
     });
-  });
 
   describe.skipIf(kind === "postgres" && !HAS_PG)(`compare-and-set on the task status [${kind}]`, () => {
     let env: TaskEnv;
