@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher, errors, request } from "undici";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
+import { withoutSecret } from "./secret-scrub.js";
 
 /** One keep-alive connection pool for every upstream call. */
 export const upstreamAgent = new Agent({
@@ -73,11 +74,6 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
   }
 }
 
-/** Text with every occurrence of the secret (a channel key an upstream echoed) blanked. */
-export function withoutSecret(text: string, secret: string | undefined): string {
-  return secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
-}
-
 /**
  * Reads a JSON answer; a non-2xx status or a body that is not JSON becomes an UpstreamError.
  * `secret` (the channel key) is blanked from any upstream text put into the error.
@@ -130,5 +126,5 @@ export function upstreamMessage(body: unknown, secret?: string): string | null {
   if (!body || typeof body !== "object") return null;
   const b = body as Record<string, any>;
   const m = b.error?.message ?? b.message ?? b.msg ?? null;
-  return typeof m === "string" ? withoutSecret(m, secret).slice(0, 500) : null;
+  return typeof m === "string" ? withoutSecret(m.slice(0, 4000), secret).slice(0, 500) : null;
 }
