@@ -143,7 +143,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     slots: new ChannelSlots(),
     idempotency: new IdempotencyKeys(store.db),
     requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
-      app.log.warn({ err }, "request log rows dropped"),
+      app.log.warn({ err }, "a request log row was dropped"),
     ),
     adminKeyHash,
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,

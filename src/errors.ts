@@ -60,6 +60,7 @@ export const ERRORS = {
     message: "A request with this Idempotency-Key is still in progress; retry shortly.",
   },
   GW_ERR_BODY_TOO_LARGE: { status: 413, code: "body_too_large", message: "The body is too large." },
+  GW_ERR_BODY_TOO_DEEP: { status: 400, code: "body_too_deep", message: "The body is nested too deeply." },
   GW_ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     code: "unsupported_media_type",

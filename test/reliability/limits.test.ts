@@ -18,6 +18,12 @@ describe("limits", () => {
     gw = await startTestGateway("sqlite", {
       logLevel: "warn",
       bodyLimitBytes: 2048,
+      bodies: {
+        content: { maxBytes: 2048, maxDepth: 8 },
+        images: { maxBytes: 2048, maxDepth: 8 },
+        tasks: { maxBytes: 2048, maxDepth: 8 },
+        admin: { maxBytes: 2048, maxDepth: 8 },
+      },
       limits: { authFailuresPerMinute: 5 },
     });
     await gw.createChannel({ type: "gemini", baseUrl: sim.url, models: ["gemini-2.5-flash", "image-model"] });
@@ -46,6 +52,42 @@ describe("limits", () => {
       const res = await callGateway(gw.url, "POST", path, { headers, body });
       expect(res.status, `${path}: ${res.text}`).toBe(413);
       expect(errorProblem(surfaceOf(path), 413, res.body), path).toBeNull();
+      expect(res.text, path).toContain("2048 bytes");
+    }
+    expect(await gw.balance(user.userId)).toBe(1_000_000);
+  });
+
+  it("a body nested past the surface's depth is a 400 naming the limit, before any work, in each surface's shape", async () => {
+    const user = await gw.createUser({ quota: 1_000_000 });
+    const nest = (depth: number): unknown => {
+      let v: unknown = "x";
+      for (let i = 0; i < depth; i++) v = i % 2 === 0 ? [v] : { a: v };
+      return v;
+    };
+    const cases: Array<[string, Record<string, string>, (deep: unknown) => unknown]> = [
+      ["/audioa/submit/MUSIC", bearer(user.key), (deep) => ({ prompt: "a", extra: deep })],
+      ["/audioa/fetch", bearer(user.key), (deep) => ({ ids: deep })],
+      ["/v1/images/generations", bearer(user.key), (deep) => ({ model: "image-model", prompt: "p", image: deep })],
+      [
+        "/v1beta/models/gemini-2.5-flash:generateContent",
+        googleKey(user.key),
+        (deep) => ({ contents: [{ parts: [{ text: "hi" }] }], tools: [{ functionDeclarations: [deep] }] }),
+      ],
+      ["/api/admin/users", { authorization: `Bearer ${gw.adminKey}` }, (deep) => ({ name: "n", extra: deep })],
+    ];
+    for (const [path, headers, make] of cases) {
+      // 8 levels: the limit; the wrapper adds 1 to 4 more.
+      const res = await callGateway(gw.url, "POST", path, { headers, body: make(nest(8)) });
+      expect(res.status, `${path}: ${res.text}`).toBe(400);
+      expect(errorProblem(surfaceOf(path), 400, res.body), path).toBeNull();
+      expect(res.text, path).toContain("more than 8 levels deep");
+      // Deep far past the limit (a recursive parser or serialiser would overflow): the same 400.
+      const huge = `{"contents":[{"parts":[{"text":"hi"}]}],"tools":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+      const res2 = await callGateway(gw.url, "POST", path, {
+        headers: { ...headers, "content-type": "application/json" },
+        body: huge,
+      });
+      expect([400, 413], path).toContain(res2.status);
     }
     expect(await gw.balance(user.userId)).toBe(1_000_000);
   });

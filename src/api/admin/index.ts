@@ -3,6 +3,7 @@ import { adminKeyMatches } from "../../auth/admin-key.js";
 import { bearerKey } from "../../auth/credentials.js";
 import type { GatewayContext } from "../../context.js";
 import { GatewayError } from "../../errors.js";
+import { installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
 import { channelAdminRoutes } from "./channels.js";
 import { userAdminRoutes } from "./users.js";
@@ -11,6 +12,7 @@ import { userAdminRoutes } from "./users.js";
 export async function adminRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
   const { ctx } = opts;
   installSurface(app, "envelope");
+  installInputBounds(app, ctx.config.bodies.admin);
   app.addHook("onRequest", async (request: FastifyRequest, _reply: FastifyReply) => {
     // Guessing the admin key is slowed like guessing tokens: an address over the failed-auth
     // limit is refused before the comparison.
