@@ -139,8 +139,17 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       },
       redisBus?.client ?? null,
     ),
-    health: new ChannelHealth(channels, () => announceChannels(), config.routing.disableAfterFailures, app.log),
-    slots: new ChannelSlots(),
+    health: new ChannelHealth(
+      channels,
+      () => announceChannels(),
+      {
+        afterFailures: config.routing.disableAfterFailures,
+        minUsers: config.routing.disableMinUsers,
+        windowMs: config.routing.failureWindowMs,
+      },
+      app.log,
+    ),
+    slots: new ChannelSlots(config.routing.slotWaitMs),
     idempotency: new IdempotencyKeys(store.db),
     requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
       app.log.warn({ err }, "a request log row was dropped"),

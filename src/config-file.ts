@@ -55,6 +55,7 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   "routing.disableAfterFailures": "ROUTING_DISABLE_AFTER_FAILURES",
   "routing.disableMinUsers": "ROUTING_DISABLE_MIN_USERS",
   "routing.failureWindowMs": "ROUTING_FAILURE_WINDOW_MS",
+  "routing.slotWaitMs": "ROUTING_SLOT_WAIT_MS",
   "routing.probeIntervalMs": "ROUTING_PROBE_INTERVAL_MS",
   "limits.requestsPerMinute": "LIMIT_REQUESTS_PER_MINUTE",
   "limits.tasksInFlightPerUser": "LIMIT_TASKS_IN_FLIGHT_PER_USER",

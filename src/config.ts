@@ -153,6 +153,8 @@ export const ConfigSchema = Type.Object({
     disableMinUsers: Type.Integer({ minimum: 1 }),
     /** The window in which failures are counted (ms). */
     failureWindowMs: Type.Integer({ minimum: 100 }),
+    /** How long a call waits for a slot of a channel at its `concurrency` before moving on (ms). */
+    slotWaitMs: Type.Integer({ minimum: 1 }),
     /** How often automatically disabled channels are probed for recovery (ms). */
     probeIntervalMs: Type.Integer({ minimum: 100 }),
   }),
@@ -307,6 +309,7 @@ export function defaultConfig(env: Env = process.env): Config {
       disableAfterFailures: intFrom(env, "ROUTING_DISABLE_AFTER_FAILURES", 5),
       disableMinUsers: intFrom(env, "ROUTING_DISABLE_MIN_USERS", 3),
       failureWindowMs: intFrom(env, "ROUTING_FAILURE_WINDOW_MS", 60_000),
+      slotWaitMs: intFrom(env, "ROUTING_SLOT_WAIT_MS", 30_000),
       probeIntervalMs: intFrom(env, "ROUTING_PROBE_INTERVAL_MS", 30_000),
     },
     limits: {

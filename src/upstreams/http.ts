@@ -53,6 +53,9 @@ export function networkError(err: unknown, url: string): UpstreamError {
 
 /** Sends one upstream request; network failures come back as classified UpstreamErrors. */
 export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+  // Serialised before the call: a body the gateway cannot serialise is its own failure (a plain
+  // error, never an UpstreamError), so it neither fails over nor counts against the channel.
+  const body = call.json === undefined ? undefined : JSON.stringify(call.json);
   const signals = [call.signal, call.timeoutMs ? AbortSignal.timeout(call.timeoutMs) : undefined].filter(
     (s): s is AbortSignal => s !== undefined,
   );
@@ -64,7 +67,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
         ...(call.json === undefined ? {} : { "content-type": "application/json" }),
         ...call.headers,
       },
-      body: call.json === undefined ? undefined : JSON.stringify(call.json),
+      body,
       signal: signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals),
       headersTimeout: call.firstByteTimeoutMs ?? 60_000,
       bodyTimeout: call.bodyTimeoutMs ?? 300_000,

@@ -47,7 +47,7 @@ function fetchFailure(field: string, err: unknown): GatewayError {
 /** Wires the image use case to the store, the SSRF-guarded fetchers, the adapters and the blob store. */
 export function imagePorts(
   ports: ImagePorts,
-  request: { id: string; generatedId: boolean },
+  request: { id: string; generatedId: boolean; userId: number },
   record: GenerateImagesDeps<Channel>["record"],
 ): GenerateImagesDeps<Channel> {
   const { ctx, blobs, guarded, trusted } = ports;
@@ -89,7 +89,7 @@ export function imagePorts(
     },
     reportOutcome({ channel, error }) {
       countUpstreamCall(ctx.metrics, channel, error);
-      void ctx.health.report(channel, error);
+      void ctx.health.report(channel, error, `user:${request.userId}`);
     },
     record,
     newReference: () => (request.generatedId ? `image:${request.id}` : `image:${newRequestId()}`),

@@ -54,7 +54,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
         if (findImageModel(body.model)) assertModelAllowed(principal, body.model);
         const deps = imagePorts(
           opts.ports,
-          { id: request.id, generatedId: request.headers["x-request-id"] !== request.id },
+          { id: request.id, generatedId: request.headers["x-request-id"] !== request.id, userId: principal.userId },
           record,
         );
         // With an Idempotency-Key the answer is kept as sent (b64_json answers included) and
