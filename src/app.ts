@@ -23,6 +23,7 @@ import { IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { AccessLogController, loggerOptions } from "./logger.js";
 import { countTasksByState, createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
+import { installBodyIdleTimeout } from "./net/body-idle-timeout.js";
 import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
 import { ChannelSlots } from "./routing/channel-slots.js";
@@ -94,6 +95,16 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       void sendError(reply, surfaceOfUrl(request.url), new GatewayError("GW_ERR_BAD_REQUEST", message));
     },
     forceCloseConnections: "idle",
+    // Limits on what a client sends; none on the answer, so a slow stream to a reading client runs on.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    connectionTimeout: 0,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      connectionsCheckingInterval: config.http.checkIntervalMs,
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Prices, group ratios and channel seeds from the config file, before any cache is filled.
@@ -180,6 +191,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   });
 
   installRequestMetrics(app, metrics);
+  installBodyIdleTimeout(app, config.http.bodyIdleTimeoutMs);
   // Before any surface: the OpenAPI generator sees only routes added after it.
   await registerApiDocs(app, ctx);
   // Anything outside a surface (unknown paths at the root) answers in the envelope shape.

@@ -406,6 +406,11 @@ export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides):
     "prices",
     "name",
   );
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    throw new ConfigError(
+      `invalid setting "http.headersTimeoutMs": ${config.http.headersTimeoutMs} is longer than http.requestTimeoutMs (${config.http.requestTimeoutMs}), which includes the headers`,
+    );
+  }
   if (typeof config.trustProxy === "string") {
     const bad = badProxyEntry(config.trustProxy);
     if (bad !== null) {
