@@ -40,6 +40,11 @@ export const ERRORS = {
     code: "action_unavailable",
     message: "This action is currently unavailable.",
   },
+  GW_ERR_METRICS_KEY_REQUIRED: {
+    status: 403,
+    code: "metrics_key_required",
+    message: "Metrics are served only with METRICS_KEY on a gateway that listens beyond loopback.",
+  },
   GW_ERR_ADMIN_UNAUTHENTICATED: {
     status: 401,
     code: "unauthenticated",
