@@ -1,7 +1,7 @@
-import net from "node:net";
 import path from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { badProxyEntry, TRUST_ALL_REFUSED, trustProxySetting } from "./config-trust-proxy.js";
 import { CHANNEL_TYPES } from "./store/channels.js";
 
 /** Size and nesting bounds of one surface's JSON bodies. */
@@ -214,32 +214,10 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-const TRUST_ALL_REFUSED =
-  "would trust any X-Forwarded-For header, so every client could choose its own address (and pass token IP " +
-  "allowlists and the failed-authentication limit). Write the number of proxies in front of the gateway " +
-  "(TRUST_PROXY=1 behind one load balancer) or their addresses (TRUST_PROXY=10.0.0.0/8,192.168.1.5)";
-
 function trustProxyFrom(raw: string | undefined): false | number | string {
-  const text = raw?.trim() ?? "";
-  if (text === "" || /^(0|false|no|off)$/i.test(text)) return false;
-  if (/^(true|yes|on)$/i.test(text)) throw new ConfigError(`TRUST_PROXY=${text} ${TRUST_ALL_REFUSED}`);
-  if (/^\d+$/.test(text)) return Number(text);
-  return text;
-}
-
-/** Named ranges the proxy list may use besides addresses and CIDRs. */
-const NAMED_PROXY_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
-
-/** The first entry of a proxy list that is neither an address, a CIDR nor a named range. */
-function badProxyEntry(list: string): string | null {
-  for (const entry of list.split(",").map((e) => e.trim())) {
-    if (NAMED_PROXY_RANGES.has(entry)) continue;
-    const [addr = "", bits, extra] = entry.split("/");
-    const family = net.isIP(addr);
-    if (extra !== undefined || family === 0) return entry;
-    if (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > (family === 6 ? 128 : 32))) return entry;
-  }
-  return null;
+  const parsed = trustProxySetting(raw);
+  if ("refused" in parsed) throw new ConfigError(`TRUST_PROXY=${parsed.refused} ${TRUST_ALL_REFUSED}`);
+  return parsed.value;
 }
 
 /** The defaults, as a newcomer gets them with no environment at all. */
