@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UpstreamError } from "../../../src/core/upstream-error.js";
+import { ChannelHealth } from "../../../src/routing/channel-health.js";
 import { type Simulator, startSimulator } from "../../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../../support/gateway.js";
 import { HAS_PG } from "../../support/postgres.js";
@@ -93,6 +95,52 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect((await gw.gateway.ctx.channels.get(id))?.failureCount).toBe(0);
       const after = await callGateway(gw.url, "POST", PATH, { headers: googleKey(users[2]!.key), body: CONTENT_BODY });
       expect(after.status).toBe(200);
+    });
+
+    it("calls the client abandons while the channel works on them do not count against it", async () => {
+      const group = "gone";
+      const id = await gw.createChannel({ type: "gemini", baseUrl: sim.url, models: [MODEL], groups: [group] });
+      const users = await Promise.all([1, 2, 3].map(() => gw.createUser({ quota: 50_000_000, group })));
+      held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      for (const u of users) {
+        const controller = new AbortController();
+        const call = fetch(`${gw.url}${PATH}`, {
+          method: "POST",
+          headers: { "x-goog-api-key": u.key, "content-type": "application/json" },
+          body: JSON.stringify(CONTENT_BODY),
+          signal: controller.signal,
+        }).catch((err: unknown) => err);
+        const before = sim.received.length;
+        await waitUntil(() => sim.received.length > before);
+        controller.abort();
+        await call;
+      }
+      held = null;
+      release();
+      await gw.gateway.ctx.health.flush();
+      expect(await statusOf(id)).toBe("enabled");
+      expect((await gw.gateway.ctx.channels.get(id))?.failureCount).toBe(0);
+    });
+
+    it("a failure reported while the gateway stops does not count", async () => {
+      const ctx = gw.gateway.ctx;
+      const id = await gw.createChannel({ type: "gemini", baseUrl: sim.url, models: [MODEL], groups: ["stopping"] });
+      const health = new ChannelHealth(
+        ctx.channels,
+        async () => {},
+        { afterFailures: 1, minUsers: 1, windowMs: 60_000 },
+        ctx.logger,
+      );
+      await health.stop();
+      await health.report(
+        { id, name: "c" },
+        new UpstreamError("retryable", "upstream call timed out or was aborted"),
+        "user:1",
+      );
+      expect(await statusOf(id)).toBe("enabled");
+      expect((await ctx.channels.get(id))?.failureCount).toBe(0);
     });
 
     it("failures of the channel itself for several users still disable it", async () => {
