@@ -14,14 +14,14 @@ export interface BodyBounds {
  */
 export function jsonNestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) {
-      inString = true;
+    if (c === 34 /* " */) {
+      // Jump over the string to its closing quote (one not escaped by an odd run of backslashes).
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && isEscaped(text, end, i)) end = text.indexOf('"', end + 1);
+      if (end === -1) return false; // unterminated: the parser will say so
+      i = end;
     } else if (c === 123 /* { */ || c === 91 /* [ */) {
       depth++;
       if (depth > limit) return true;
@@ -32,11 +32,22 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
+/** Whether the quote at `at` is preceded by an odd number of backslashes (after `from`). */
+function isEscaped(text: string, at: number, from: number): boolean {
+  let backslashes = 0;
+  for (let k = at - 1; k > from && text.charCodeAt(k) === 92; k--) backslashes++;
+  return backslashes % 2 === 1;
+}
+
 /** A NUL character or a UTF-16 surrogate without its pair: text no store can hold as it is. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** `String.prototype.isWellFormed` (Node 20+), much faster than the pattern on long text. */
+const isWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+
 export function isUnstorableText(text: string): boolean {
-  return text.includes("\u0000") || LONE_SURROGATE.test(text);
+  if (text.includes("\u0000")) return true;
+  return isWellFormed ? !isWellFormed.call(text) : LONE_SURROGATE.test(text);
 }
 
 function fieldName(parent: string, key: string | number): string {
