@@ -23,6 +23,7 @@ import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-
 import { RateLimits } from "./limits/rate-limits.js";
 import { AccessLogController, loggerOptions } from "./logger.js";
 import { countTasksByState, createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
+import { installBodyIdleTimeout } from "./net/body-idle-timeout.js";
 import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
 import { ChannelSlots } from "./routing/channel-slots.js";
@@ -101,6 +102,16 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       void sendError(reply, surfaceOfUrl(request.url), new GatewayError("GW_ERR_BAD_REQUEST", message));
     },
     forceCloseConnections: "idle",
+    // Limits on what a client sends; none on the answer, so a slow stream to a reading client runs on.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    connectionTimeout: 0,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      connectionsCheckingInterval: config.http.checkIntervalMs,
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Prices, group ratios and channel seeds from the config file, before any cache is filled.
@@ -154,8 +165,17 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       },
       redisBus?.client ?? null,
     ),
-    health: new ChannelHealth(channels, () => announceChannels(), config.routing.disableAfterFailures, app.log),
-    slots: new ChannelSlots(),
+    health: new ChannelHealth(
+      channels,
+      () => announceChannels(),
+      {
+        afterFailures: config.routing.disableAfterFailures,
+        minUsers: config.routing.disableMinUsers,
+        windowMs: config.routing.failureWindowMs,
+      },
+      app.log,
+    ),
+    slots: new ChannelSlots(config.routing.slotWaitMs),
     idempotency: new IdempotencyKeys(store.db, {
       ...DEFAULT_IDEMPOTENCY,
       leaseMs: config.idempotency.leaseMs,
@@ -163,7 +183,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       owner: instanceId,
     }),
     requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
-      app.log.warn({ err }, "request log rows dropped"),
+      app.log.warn({ err }, "a request log row was dropped"),
     ),
     adminKeyHash: adminKeyHashSource(store.db, config.adminKey, adminKeyHash),
     instanceId,
@@ -191,6 +211,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   });
 
   installRequestMetrics(app, metrics);
+  installBodyIdleTimeout(app, config.http.bodyIdleTimeoutMs);
   // Before any surface: the OpenAPI generator sees only routes added after it.
   await registerApiDocs(app, ctx);
   // Anything outside a surface (unknown paths at the root) answers in the envelope shape.

@@ -2,7 +2,16 @@ import os from "node:os";
 import path from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { badProxyEntry, TRUST_ALL_REFUSED, trustProxySetting } from "./config-trust-proxy.js";
 import { CHANNEL_TYPES } from "./store/channels.js";
+
+/** Size and nesting bounds of one surface's JSON bodies. */
+const BodyBounds = Type.Object({
+  /** Largest body accepted, in bytes. */
+  maxBytes: Type.Integer({ minimum: 1024 }),
+  /** Deepest nesting of arrays and objects accepted. */
+  maxDepth: Type.Integer({ minimum: 2, maximum: 1000 }),
+});
 
 const Amount = Type.Number({ minimum: 0, maximum: 1_000_000 });
 
@@ -83,14 +92,35 @@ export const ConfigSchema = Type.Object({
     Type.Literal("trace"),
     Type.Literal("silent"),
   ]),
+  /** Largest body of any route outside the surfaces below (bytes). */
   bodyLimitBytes: Type.Integer({ minimum: 1024 }),
+  /** Per surface: the largest body and the deepest JSON nesting accepted, checked before any work. */
+  bodies: Type.Object({
+    content: BodyBounds,
+    images: BodyBounds,
+    tasks: BodyBounds,
+    admin: BodyBounds,
+  }),
   /**
-   * Whether to take the client address from X-Forwarded-For: false (direct clients), true (trust
-   * every proxy), a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs.
-   * Behind a load balancer, set it, or every client has the balancer's address (per-address
-   * limits and token IP allowlists would then apply to all clients at once).
+   * Whether to take the client address from X-Forwarded-For: false (direct clients), a number of
+   * proxy hops, or a comma-separated list of proxy addresses/CIDRs. Behind a load balancer, set it,
+   * or every client has the balancer's address (per-address limits and token IP allowlists would
+   * then apply to all clients at once). `true` (trust whatever a client writes) is refused.
    */
-  trustProxy: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
+  trustProxy: Type.Union([Type.Literal(false), Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
+  /** Time limits on what clients send (the answer is never limited by these). */
+  http: Type.Object({
+    /** Time allowed to send the request's headers (ms). */
+    headersTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** Time allowed to send the whole request, headers and body (ms). */
+    requestTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** Longest pause while a body is being sent (ms). */
+    bodyIdleTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** How long an idle kept-alive connection stays open between requests (ms). */
+    keepAliveTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** How often the server checks connections against the header and request limits (ms). */
+    checkIntervalMs: Type.Integer({ minimum: 5 }),
+  }),
   role: Type.Union([Type.Literal("all"), Type.Literal("api"), Type.Literal("worker")]),
   /**
    * Name of this instance, written on every charge it opens: at start an instance closes the
@@ -155,8 +185,14 @@ export const ConfigSchema = Type.Object({
   routing: Type.Object({
     /** Most channels tried for one request or task submit (failover). */
     maxAttempts: Type.Integer({ minimum: 1, maximum: 20 }),
-    /** Consecutive failures after which a channel is disabled automatically. */
+    /** Failures within the window after which a channel is disabled automatically. */
     disableAfterFailures: Type.Integer({ minimum: 1 }),
+    /** Distinct users whose requests must have failed within the window before it is disabled. */
+    disableMinUsers: Type.Integer({ minimum: 1 }),
+    /** The window in which failures are counted (ms). */
+    failureWindowMs: Type.Integer({ minimum: 100 }),
+    /** How long a call waits for a slot of a channel at its `concurrency` before moving on (ms). */
+    slotWaitMs: Type.Integer({ minimum: 1 }),
     /** How often automatically disabled channels are probed for recovery (ms). */
     probeIntervalMs: Type.Integer({ minimum: 100 }),
   }),
@@ -180,6 +216,11 @@ export const ConfigSchema = Type.Object({
   }),
   /** Optional: when set, /metrics requires `Authorization: Bearer <key>`. */
   metricsKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+  /**
+   * Serve /metrics without a key even when listening beyond loopback. Off by default: there,
+   * without METRICS_KEY, /metrics answers 403.
+   */
+  metricsPublic: Type.Boolean(),
   /** Prices written to the store at every start (the config file is their source of truth). */
   prices: Type.Array(PriceSeed),
   /** Group ratios written to the store at every start. */
@@ -211,11 +252,10 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-function trustProxyFrom(raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw === "" || /^(0|false|no|off)$/i.test(raw)) return false;
-  if (/^(true|yes|on)$/i.test(raw)) return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  return raw;
+function trustProxyFrom(raw: string | undefined): false | number | string {
+  const parsed = trustProxySetting(raw);
+  if ("refused" in parsed) throw new ConfigError(`TRUST_PROXY=${parsed.refused} ${TRUST_ALL_REFUSED}`);
+  return parsed.value;
 }
 
 /** The defaults, as a newcomer gets them with no environment at all. */
@@ -232,8 +272,33 @@ export function defaultConfig(env: Env = process.env): Config {
     quotaPerUnit: intFrom(env, "QUOTA_PER_UNIT", 500_000),
     publicBaseUrl: env.PUBLIC_BASE_URL || null,
     logLevel: (env.LOG_LEVEL || "info") as Config["logLevel"],
-    bodyLimitBytes: intFrom(env, "BODY_LIMIT_BYTES", 64 * 1024 * 1024),
+    bodyLimitBytes: intFrom(env, "BODY_LIMIT_BYTES", 1024 * 1024),
+    bodies: {
+      content: {
+        maxBytes: intFrom(env, "BODY_CONTENT_MAX_BYTES", 20 * 1024 * 1024),
+        maxDepth: intFrom(env, "BODY_CONTENT_MAX_DEPTH", 64),
+      },
+      images: {
+        maxBytes: intFrom(env, "BODY_IMAGES_MAX_BYTES", 64 * 1024 * 1024),
+        maxDepth: intFrom(env, "BODY_IMAGES_MAX_DEPTH", 16),
+      },
+      tasks: {
+        maxBytes: intFrom(env, "BODY_TASKS_MAX_BYTES", 1024 * 1024),
+        maxDepth: intFrom(env, "BODY_TASKS_MAX_DEPTH", 16),
+      },
+      admin: {
+        maxBytes: intFrom(env, "BODY_ADMIN_MAX_BYTES", 1024 * 1024),
+        maxDepth: intFrom(env, "BODY_ADMIN_MAX_DEPTH", 16),
+      },
+    },
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
+    http: {
+      headersTimeoutMs: intFrom(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000),
+      requestTimeoutMs: intFrom(env, "HTTP_REQUEST_TIMEOUT_MS", 120_000),
+      bodyIdleTimeoutMs: intFrom(env, "HTTP_BODY_IDLE_TIMEOUT_MS", 15_000),
+      keepAliveTimeoutMs: intFrom(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 65_000),
+      checkIntervalMs: intFrom(env, "HTTP_CHECK_INTERVAL_MS", 1000),
+    },
     role: (env.ROLE || "all") as Config["role"],
     instanceName: env.INSTANCE_NAME || `${os.hostname()}:${path.resolve(dataDir)}`,
     charges: {
@@ -273,6 +338,9 @@ export function defaultConfig(env: Env = process.env): Config {
     routing: {
       maxAttempts: intFrom(env, "ROUTING_MAX_ATTEMPTS", 3),
       disableAfterFailures: intFrom(env, "ROUTING_DISABLE_AFTER_FAILURES", 5),
+      disableMinUsers: intFrom(env, "ROUTING_DISABLE_MIN_USERS", 3),
+      failureWindowMs: intFrom(env, "ROUTING_FAILURE_WINDOW_MS", 60_000),
+      slotWaitMs: intFrom(env, "ROUTING_SLOT_WAIT_MS", 30_000),
       probeIntervalMs: intFrom(env, "ROUTING_PROBE_INTERVAL_MS", 30_000),
     },
     limits: {
@@ -289,6 +357,7 @@ export function defaultConfig(env: Env = process.env): Config {
       timeoutMs: intFrom(env, "WEBHOOK_TIMEOUT_MS", 10_000),
     },
     metricsKey: env.METRICS_KEY || null,
+    metricsPublic: boolFrom(env, "METRICS_PUBLIC", false),
     prices: [],
     groupRatios: {},
     channels: [],
@@ -345,6 +414,9 @@ function uniqueNames(names: string[], list: string, field: string): void {
 /** Builds and validates the configuration; throws a ConfigError naming the bad setting. */
 export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides): Config {
   const config = merge(defaultConfig(env), overrides);
+  if ((config.trustProxy as unknown) === true) {
+    throw new ConfigError(`invalid setting "trustProxy": true ${TRUST_ALL_REFUSED}`);
+  }
   const first = [...Value.Errors(ConfigSchema, config)][0];
   if (first) {
     const setting = settingName(first.path);
@@ -365,6 +437,21 @@ export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides):
     "prices",
     "name",
   );
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    throw new ConfigError(
+      `invalid setting "http.headersTimeoutMs": ${config.http.headersTimeoutMs} is longer than http.requestTimeoutMs (${config.http.requestTimeoutMs}), which includes the headers`,
+    );
+  }
+  if (typeof config.trustProxy === "string") {
+    const bad = badProxyEntry(config.trustProxy);
+    if (bad !== null) {
+      throw new ConfigError(
+        `invalid setting "trustProxy": "${bad}" is not a proxy address, a CIDR range or a hop count; ` +
+          "write the number of proxies in front of the gateway (1 behind one load balancer) or their addresses " +
+          "(10.0.0.0/8,192.168.1.5)",
+      );
+    }
+  }
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(config.databaseUrl)) {
     throw new ConfigError('invalid setting "databaseUrl": must start with sqlite: or postgres://');
   }

@@ -40,6 +40,11 @@ export const ERRORS = {
     code: "action_unavailable",
     message: "This action is currently unavailable.",
   },
+  GW_ERR_METRICS_KEY_REQUIRED: {
+    status: 403,
+    code: "metrics_key_required",
+    message: "Metrics are served only with METRICS_KEY on a gateway that listens beyond loopback.",
+  },
   GW_ERR_ADMIN_UNAUTHENTICATED: {
     status: 401,
     code: "unauthenticated",
@@ -60,6 +65,7 @@ export const ERRORS = {
     message: "A request with this Idempotency-Key is still in progress; retry shortly.",
   },
   GW_ERR_BODY_TOO_LARGE: { status: 413, code: "body_too_large", message: "The body is too large." },
+  GW_ERR_BODY_TOO_DEEP: { status: 400, code: "body_too_deep", message: "The body is nested too deeply." },
   GW_ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     code: "unsupported_media_type",

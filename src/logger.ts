@@ -1,11 +1,77 @@
 import { type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import type { LoggerOptions } from "pino";
 
-const SECRET_QUERY = /([?&](?:key|api_key|token)=)[^&#]*/gi;
+/** Query parameters that carry credentials, by their decoded, lower-cased name. */
+const SECRET_PARAMS = new Set([
+  "key",
+  "api_key",
+  "apikey",
+  "api-key",
+  "x-api-key",
+  "x-goog-api-key",
+  "token",
+  "access_token",
+  "admin_key",
+  "x-admin-key",
+  "authorization",
+]);
 
-/** A URL as it may be logged: query parameters that carry keys are blanked. */
+/** Headers that carry credentials (Node gives header names in lower case). */
+const SECRET_HEADERS = [
+  "authorization",
+  "proxy-authorization",
+  "x-api-key",
+  "x-goog-api-key",
+  "x-admin-key",
+  "cookie",
+] as const;
+
+const REDACTED = "[redacted]";
+
+/** `%6B` and `+` decoded, whatever else the text holds (a stray `%` stays as it is). */
+function decodeLeniently(text: string): string {
+  const spaced = text.replace(/\+/g, " ");
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  }
+}
+
+function isSecretParam(rawName: string): boolean {
+  return SECRET_PARAMS.has(decodeLeniently(rawName).trim().toLowerCase());
+}
+
+/**
+ * A URL as it may be logged. The query is split into its parameters and each name decoded before
+ * it is judged, so a credential parameter is blanked however it is spelled (`?key=`, `?%6Bey=`,
+ * `?KEY=`); the upstream callback path's secret is blanked too.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_QUERY, "$1[redacted]");
+  const hash = url.indexOf("#");
+  const bare = hash === -1 ? url : url.slice(0, hash);
+  const mark = bare.indexOf("?");
+  const path = (mark === -1 ? bare : bare.slice(0, mark)).replace(/(\/callback\/)[^/]+/, `$1${REDACTED}`);
+  if (mark === -1) return path;
+  const query = bare
+    .slice(mark + 1)
+    .split("&")
+    .map((part) => {
+      const eq = part.indexOf("=");
+      const name = eq === -1 ? part : part.slice(0, eq);
+      return eq !== -1 && isSecretParam(name) ? `${name}=${REDACTED}` : part;
+    })
+    .join("&");
+  return `${path}?${query}`;
+}
+
+/** Request headers as they may be logged: every credential header blanked. */
+export function redactHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = (SECRET_HEADERS as readonly string[]).includes(name.toLowerCase()) ? REDACTED : value;
+  }
+  return out;
 }
 
 /** pino options: request id on every line, no credentials in any line. */
@@ -14,20 +80,18 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     redact: {
       paths: [
-        "req.headers.authorization",
-        'req.headers["x-api-key"]',
-        'req.headers["x-goog-api-key"]',
-        'req.headers["x-admin-key"]',
-        "headers.authorization",
-        'headers["x-api-key"]',
-        'headers["x-goog-api-key"]',
+        ...SECRET_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `headers["${h}"]`, `*.headers["${h}"]`]),
+        "key",
         "*.key",
         "*.apiKey",
         "*.adminKey",
+        "*.metricsKey",
       ],
       censor: "[redacted]",
     },
     serializers: {
+      headers: (headers: Record<string, unknown>) =>
+        headers && typeof headers === "object" ? redactHeaders(headers) : headers,
       req(req: FastifyRequest) {
         return {
           method: req.method,

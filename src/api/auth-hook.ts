@@ -26,12 +26,13 @@ export function requireToken(ctx: GatewayContext, carrier: Carrier) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const key = carrier === "bearer" ? bearerKey(request) : googleKey(request);
     try {
-      // An address that keeps presenting bad keys is refused before any lookup: guessing is slow.
-      await ctx.limits.assertAuthAllowed(request.ip);
       try {
         request.principal = await ctx.auth.authenticate(key, request.ip);
       } catch (err) {
-        if (err instanceof GatewayError && err.status === 401) await ctx.limits.recordAuthFailure(request.ip);
+        // A bad key counts against the client's address (as resolved through trusted proxies);
+        // an address over the limit gets 429 for every bad key. A valid key is never slowed down,
+        // whatever others behind the same address do.
+        if (err instanceof GatewayError && err.status === 401) await ctx.limits.failAuthentication(request.ip);
         throw err;
       }
       await ctx.limits.consumeRequest(request.principal.tokenId);

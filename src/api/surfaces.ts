@@ -137,7 +137,13 @@ export function sendError(reply: FastifyReply, surface: Surface, err: GatewayErr
 export function installSurface(app: FastifyInstance, surface: Surface): void {
   app.addHook("onRoute", (route) => withErrorResponses(route, surface));
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const gwError = toGatewayError(error);
+    let gwError = toGatewayError(error);
+    if (gwError.errorName === "GW_ERR_BODY_TOO_LARGE" && request.routeOptions.bodyLimit) {
+      gwError = new GatewayError(
+        "GW_ERR_BODY_TOO_LARGE",
+        `The body is too large: more than ${request.routeOptions.bodyLimit} bytes, the limit of this API.`,
+      );
+    }
     if (gwError.status >= 500 && gwError.errorName === "GW_ERR_INTERNAL") {
       request.log.error({ err: error }, "unhandled error");
     }

@@ -15,13 +15,23 @@ export class UpstreamError extends Error {
   readonly status: number | null;
   /** True once any byte of the answer reached the client: no failover after that. */
   committed: boolean;
+  /**
+   * False when the failure says nothing about the channel: the gateway itself gave up before
+   * calling it (every concurrency slot busy). Failover still moves on; channel health ignores it.
+   */
+  readonly channelAtFault: boolean;
 
   /** `message` must never hold a channel key or a URL carrying one. */
-  constructor(kind: UpstreamErrorClass, message: string, options: { status?: number | null; cause?: unknown } = {}) {
+  constructor(
+    kind: UpstreamErrorClass,
+    message: string,
+    options: { status?: number | null; cause?: unknown; channelAtFault?: boolean } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.status = options.status ?? null;
     this.committed = false;
+    this.channelAtFault = options.channelAtFault ?? true;
   }
 }
 

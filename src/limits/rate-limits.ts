@@ -14,7 +14,8 @@ function tooMany(message: string, res: RateLimiterRes): GatewayError {
 }
 
 /**
- * Request limits per token and failed-authentication limits per client address. In memory for
+ * Request limits per token and failed-authentication limits per client address (only failed
+ * attempts are ever refused by the latter: a request with a valid credential passes). In memory for
  * one instance; in Redis when the gateway has one, so the limit holds across every instance.
  */
 export class RateLimits {
@@ -53,7 +54,16 @@ export class RateLimits {
     }
   }
 
-  /** Refuses an address that has failed authentication too often (before any key lookup). */
+  /**
+   * Counts one failed authentication of an address and refuses it (429 with Retry-After) when the
+   * address is over its limit; below the limit it returns and the caller answers 401.
+   */
+  async failAuthentication(address: string): Promise<void> {
+    await this.assertAuthAllowed(address);
+    await this.recordAuthFailure(address);
+  }
+
+  /** Refuses an address that has failed authentication too often. */
   async assertAuthAllowed(address: string): Promise<void> {
     const res = await this.authFailures.get(address);
     if (res && res.consumedPoints >= this.authFailures.points) {

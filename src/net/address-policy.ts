@@ -38,19 +38,29 @@ const blocked = new net.BlockList();
 for (const [addr, bits] of BLOCKED_V4) blocked.addSubnet(addr, bits, "ipv4");
 for (const [addr, bits] of BLOCKED_V6) blocked.addSubnet(addr, bits, "ipv6");
 
-/** The IPv4 address carried inside an IPv6 one (mapped, compatible, NAT64, 6to4), if any. */
-function embeddedIpv4(address: string): string | null {
+/**
+ * The IPv4 addresses carried inside an IPv6 one: mapped `::ffff:a.b.c.d`, translated
+ * `::ffff:0:a.b.c.d`, compatible `::a.b.c.d`, NAT64 (`64:ff9b::/96` and the local-use
+ * `64:ff9b:1::/48`), 6to4 (`2002:AABB:CCDD::/48`) and Teredo (`2001:0::/32`: the server address in
+ * words 2-3, the client's inverted in the last two words). Each is an address a packet may end up at.
+ */
+export function embeddedIpv4(address: string): string[] {
   const words = expandIpv6(address);
-  if (!words) return null;
+  if (!words) return [];
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
   const zeros = (from: number, to: number) => words.slice(from, to).every((w) => w === 0);
+  const [w0, w1, w2, w3, w4, w5, w6, w7] = words as [number, number, number, number, number, number, number, number];
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated)
-  if (zeros(0, 5) && (words[5] === 0xffff || words[5] === 0)) return v4(words[6]!, words[7]!);
-  // 64:ff9b::a.b.c.d and 64:ff9b:1::/48 (NAT64)
-  if (words[0] === 0x64 && words[1] === 0xff9b) return v4(words[6]!, words[7]!);
-  // 2002:AABB:CCDD::/16 (6to4)
-  if (words[0] === 0x2002) return v4(words[1]!, words[2]!);
-  return null;
+  if (zeros(0, 5) && (w5 === 0xffff || w5 === 0)) return [v4(w6, w7)];
+  // ::ffff:0:a.b.c.d (translated, SIIT)
+  if (zeros(0, 4) && w4 === 0xffff && w5 === 0) return [v4(w6, w7)];
+  // 64:ff9b::/96 (NAT64 well-known) and 64:ff9b:1::/48 (NAT64 local use): the last 32 bits
+  if (w0 === 0x64 && w1 === 0xff9b) return [v4(w6, w7)];
+  // 2002:AABB:CCDD::/48 (6to4)
+  if (w0 === 0x2002) return [v4(w1, w2)];
+  // 2001:0000::/32 (Teredo): server address, then the client's (stored inverted)
+  if (w0 === 0x2001 && w1 === 0) return [v4(w2, w3), v4(w6 ^ 0xffff, w7 ^ 0xffff)];
+  return [];
 }
 
 /** Eight 16-bit words of an IPv6 address (dotted IPv4 tail allowed), or null. */
@@ -79,8 +89,7 @@ export function isBlockedAddress(address: string): boolean {
   const family = net.isIP(bare);
   if (family === 4) return blocked.check(bare, "ipv4");
   if (family !== 6) return true;
-  const inner = embeddedIpv4(bare);
-  if (inner !== null && blocked.check(inner, "ipv4")) return true;
+  if (embeddedIpv4(bare).some((inner) => blocked.check(inner, "ipv4"))) return true;
   return blocked.check(bare.split("%")[0] ?? bare, "ipv6");
 }
 

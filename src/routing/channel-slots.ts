@@ -8,7 +8,8 @@ interface Slots {
 /**
  * Per-channel concurrency limits (a channel's `settings.concurrency`) within this instance. A
  * caller waits for a slot up to `maxWaitMs`; past that the channel counts as busy, a retryable
- * error, so failover moves on to another channel.
+ * error, so failover moves on to another channel; a busy channel is not an unhealthy one, so the
+ * error does not count against its health.
  */
 export class ChannelSlots {
   private readonly slots = new Map<number, Slots>();
@@ -33,7 +34,11 @@ export class ChannelSlots {
         };
         const timer = setTimeout(() => {
           slots.waiting.splice(slots.waiting.indexOf(wake), 1);
-          reject(new UpstreamError("retryable", `channel ${channel.id} is busy (${limit} calls in flight)`));
+          reject(
+            new UpstreamError("retryable", `channel ${channel.id} is busy (${limit} calls in flight)`, {
+              channelAtFault: false,
+            }),
+          );
         }, this.maxWaitMs);
         slots.waiting.push(wake);
       });

@@ -88,8 +88,9 @@ export function requestLogInsert(store: Store): RequestLogInsert {
 
 /**
  * Writes request-log rows off the hot path: `log()` only queues; a timer flushes the queue in
- * one multi-row insert. A row that cannot be written is dropped with a warning, never retried
- * into a growing queue.
+ * one multi-row insert. Should a batch fail, its rows are written again one by one, so a row the
+ * store refuses is the only one lost: it is dropped with a warning, never retried into a growing
+ * queue, and it never takes another request's rows with it.
  */
 export class RequestLogWriter implements BackgroundService {
   readonly name = "request-log-writer";
@@ -127,11 +128,22 @@ export class RequestLogWriter implements BackgroundService {
         try {
           await this.insert(batch);
         } catch (err) {
-          this.onError(err);
+          if (batch.length === 1) this.onError(err);
+          else await this.insertOneByOne(batch);
         }
       }
     });
     return this.flushing;
+  }
+
+  private async insertOneByOne(rows: RequestLogEntry[]): Promise<void> {
+    for (const row of rows) {
+      try {
+        await this.insert([row]);
+      } catch (err) {
+        this.onError(err);
+      }
+    }
   }
 
   async stop(): Promise<void> {

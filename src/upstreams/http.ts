@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher, errors, request } from "undici";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
+import { withoutSecret } from "./secret-scrub.js";
 
 /** One keep-alive connection pool for every upstream call. */
 export const upstreamAgent = new Agent({
@@ -52,6 +53,9 @@ export function networkError(err: unknown, url: string): UpstreamError {
 
 /** Sends one upstream request; network failures come back as classified UpstreamErrors. */
 export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+  // Serialised before the call: a body the gateway cannot serialise is its own failure (a plain
+  // error, never an UpstreamError), so it neither fails over nor counts against the channel.
+  const body = call.json === undefined ? undefined : JSON.stringify(call.json);
   const signals = [call.signal, call.timeoutMs ? AbortSignal.timeout(call.timeoutMs) : undefined].filter(
     (s): s is AbortSignal => s !== undefined,
   );
@@ -63,7 +67,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
         ...(call.json === undefined ? {} : { "content-type": "application/json" }),
         ...call.headers,
       },
-      body: call.json === undefined ? undefined : JSON.stringify(call.json),
+      body,
       signal: signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals),
       headersTimeout: call.firstByteTimeoutMs ?? 60_000,
       bodyTimeout: call.bodyTimeoutMs ?? 300_000,
@@ -71,11 +75,6 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
   } catch (err) {
     throw networkError(err, call.url);
   }
-}
-
-/** Text with every occurrence of the secret (a channel key an upstream echoed) blanked. */
-export function withoutSecret(text: string, secret: string | undefined): string {
-  return secret && secret.length >= 4 ? text.split(secret).join("[redacted]") : text;
 }
 
 /**
@@ -130,5 +129,5 @@ export function upstreamMessage(body: unknown, secret?: string): string | null {
   if (!body || typeof body !== "object") return null;
   const b = body as Record<string, any>;
   const m = b.error?.message ?? b.message ?? b.msg ?? null;
-  return typeof m === "string" ? withoutSecret(m, secret).slice(0, 500) : null;
+  return typeof m === "string" ? withoutSecret(m.slice(0, 4000), secret).slice(0, 500) : null;
 }

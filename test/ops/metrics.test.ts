@@ -242,3 +242,41 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     });
   });
 }
+
+describe("/metrics on a gateway listening beyond loopback", () => {
+  it.each([
+    ["without METRICS_KEY: 403 naming the remedy", {}, 403],
+    ["with METRICS_KEY: the key is needed", { metricsKey: METRICS_KEY }, 401],
+    ["with METRICS_PUBLIC=true: served to anyone", { metricsPublic: true }, 200],
+  ] as const)("%s", async (_name, overrides, unkeyed) => {
+    const gw = await startTestGateway("sqlite", { host: "0.0.0.0", logLevel: "warn", ...overrides });
+    try {
+      const port = new URL(gw.url).port;
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(res.status).toBe(unkeyed);
+      if (unkeyed === 403) {
+        const body = (await res.json()) as { code: string; message: string; data: null };
+        expect(body).toMatchObject({ code: "metrics_key_required", data: null });
+        expect(body.message).toContain("METRICS_KEY");
+      }
+      if ("metricsKey" in overrides) {
+        const keyed = await fetch(`http://127.0.0.1:${port}/metrics`, {
+          headers: { authorization: `Bearer ${METRICS_KEY}` },
+        });
+        expect(keyed.status).toBe(200);
+      }
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("on loopback, without METRICS_KEY, it is served as before", async () => {
+    const gw = await startTestGateway("sqlite", { logLevel: "warn" });
+    try {
+      expect((await fetch(`${gw.url}/metrics`)).status).toBe(200);
+    } finally {
+      await gw.close();
+    }
+  });
+});

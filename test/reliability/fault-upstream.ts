@@ -19,7 +19,7 @@ export const HTTP_FAULTS = [
   "truncated-body",
   "slow-body",
 ] as const;
-export type HttpFault = (typeof HTTP_FAULTS)[number] | "stream-stall" | "echo-key";
+export type HttpFault = (typeof HTTP_FAULTS)[number] | "stream-stall" | "echo-key" | "echo-key-encoded";
 export type Fault = HttpFault | "connection-refused" | "connection-reset";
 export const ALL_FAULTS: readonly Fault[] = ["connection-refused", "connection-reset", ...HTTP_FAULTS];
 
@@ -49,6 +49,28 @@ function keyOf(req: http.IncomingMessage): string {
   const auth = req.headers.authorization ?? "";
   const google = req.headers["x-goog-api-key"] ?? "";
   return `${auth} ${String(google)}`.trim();
+}
+
+/** The bare channel key a call carried (Bearer or Google header). */
+function bareKeyOf(req: http.IncomingMessage): string {
+  return keyOf(req).replace(/^Bearer\s+/i, "");
+}
+
+/** The copies of a key an upstream might echo: spaced, split, encoded in the common ways. */
+export function encodedCopies(key: string): string[] {
+  const bytes = Buffer.from(key, "utf8");
+  return [
+    [...key].join(" "),
+    `${key.slice(0, 5)} ${key.slice(5, 11)}\n${key.slice(11)}`,
+    bytes.toString("base64"),
+    bytes.toString("base64url"),
+    Buffer.from(`key=${key}`).toString("base64"),
+    Buffer.from(`k=${key}`).toString("base64url"),
+    [...bytes].map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join(""),
+    bytes.toString("hex"),
+    bytes.toString("hex").toUpperCase(),
+    bytes.toString("hex").replace(/(.{8})/g, "$1 "),
+  ];
 }
 
 function listen(server: net.Server): Promise<number> {
@@ -100,6 +122,18 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
             }),
           );
           return;
+        case "echo-key-encoded": {
+          const message = `bad request; credentials seen: ${encodedCopies(bareKeyOf(req)).join(" | ")}`;
+          res.writeHead(400, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              error: { code: 400, message, status: "INVALID_ARGUMENT" },
+              code: 400,
+              msg: message,
+              message,
+            }),
+          );
+          return;
+        }
         case "malformed-json":
           if (sse) res.writeHead(200, { "content-type": "text/event-stream" }).end('data: {"candidates": [\r\n\r\n');
           else res.writeHead(200, { "content-type": "application/json" }).end('{"code": "success", "data": [');

@@ -4,10 +4,12 @@ import { answerProblem, surfaceOf } from "./surface-shapes.js";
 
 /**
  * Random requests for every operation of the gateway's OpenAPI document: bodies shaped after the
- * operation's schema (with wrong types, unknown fields and plain junk mixed in), random query
- * strings, headers and path parameters, and now and then the wrong method or a broken body. Never
- * a URL outside loopback: image and webhook fields get no web address, so a fuzz run sends no
- * traffic anywhere but the gateway and its simulator.
+ * operation's schema (with wrong types, unknown fields and plain junk mixed in), bodies nested up
+ * to 100,000 deep, NUL characters and unpaired surrogates in every string field, field name and
+ * path parameter, URLs of every form in every URL field, random query strings with percent-encoded
+ * parameter names, headers and path parameters, and now and then the wrong method or a broken
+ * body. Every URL is one the gateway must refuse without connecting (loopback, private, reserved,
+ * malformed), so a fuzz run sends no traffic anywhere but the gateway and its simulator.
  */
 
 export interface Operation {
@@ -71,6 +73,20 @@ function paramFor(name: string, admin: boolean): fc.Arbitrary<string> {
       weight: 1,
       arbitrary: fc.constantFrom("..", "%2e%2e", "a%2Fb", "%25", "%ZZ", "%", "x".repeat(60), "x".repeat(600)),
     },
+    // NUL, and the UTF-8 bytes of lone surrogates (not valid UTF-8), alone or inside plausible values.
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        "%00",
+        "gemini-2.5-flash%00",
+        "task_%00",
+        "1%00",
+        "%ED%A0%80",
+        "image-model%ED%B0%80",
+        "%F0%9F%98",
+        "task_%C0%80",
+      ),
+    },
   );
 }
 
@@ -111,7 +127,19 @@ const contentType = fc.oneof(
   { weight: 1, arbitrary: headerValue },
 );
 
-const query = fc.oneof(
+/**
+ * Query strings whose parameter names are percent-encoded, in any case or spelling, with the
+ * credential or without: the gateway decodes names once, as its query parser does.
+ */
+function encodedNames(creds: Credentials): fc.Arbitrary<string> {
+  const names = ["%6Bey", "k%65y", "%6b%65%79", "%4Bey", "KEY", "key%00", "%2Bkey", "%25%36Bey", "%61lt", "%61%6c%74"];
+  const values = [creds.token, encodeURIComponent(creds.token), "", "sse", "%00", "%ED%A0%80"];
+  return fc
+    .array(fc.tuple(fc.constantFrom(...names), fc.constantFrom(...values)), { minLength: 1, maxLength: 3 })
+    .map((pairs) => `?${pairs.map(([n, v]) => `${n}=${v}`).join("&")}`);
+}
+
+const plainQuery = fc.oneof(
   { weight: 4, arbitrary: fc.constant("") },
   {
     weight: 2,
@@ -123,12 +151,99 @@ const query = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.constantFrom("?alt=sse", "?alt=json", "?alt=xml", "?limit=-1", "?limit=abc", "?a=%ZZ&&=", "?key="),
+    arbitrary: fc.constantFrom(
+      "?alt=sse",
+      "?alt=json",
+      "?alt=xml",
+      "?limit=-1",
+      "?limit=abc",
+      "?a=%ZZ&&=",
+      "?key=",
+      "?alt=%00",
+      "?status=%ED%A0%80",
+    ),
   },
 );
 
+/** JSON text of a value nested `depth` deep, in arrays, objects or both. */
+function deepValue(depth: number, kind: "array" | "object" | "mixed"): string {
+  const open = kind === "array" ? "[" : kind === "object" ? '{"a":' : '[{"a":';
+  const close = kind === "array" ? "]" : kind === "object" ? "}" : "}]";
+  const times = kind === "mixed" ? Math.ceil(depth / 2) : depth;
+  return `${open.repeat(times)}1${close.repeat(times)}`;
+}
+
+/**
+ * Where a deep value goes in a body the operation would otherwise accept: a field its schema
+ * leaves free (`tools` of content), or one whose type it checks.
+ */
+const DEEP_FIELD: Record<string, [string, string]> = {
+  "/v1beta/models/{model}:generateContent": ['{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":', "}"],
+  "/v1beta/models/{model}:streamGenerateContent": [
+    '{"contents":[{"role":"user","parts":[{"text":"hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":',
+    "}]}]}",
+  ],
+  "/v1/images/generations": ['{"model":"image-model","prompt":"p","image":', "}"],
+  "/audioa/submit/MUSIC": ['{"prompt":"p","tags":', "}"],
+  "/audioa/fetch": ['{"ids":', "}"],
+};
+
+/** Nesting near every surface's limit (16 and 64 levels by default) and far beyond it. */
+function deepBodies(path: string): fc.Arbitrary<string> {
+  const [before, after] = DEEP_FIELD[path] ?? ['{"name":"n","value":', "}"];
+  return fc
+    .tuple(
+      fc.constantFrom(14, 15, 16, 17, 62, 63, 64, 65, 1_000, 5_000, 20_000, 100_000),
+      fc.constantFrom("array" as const, "object" as const, "mixed" as const),
+    )
+    .map(([depth, kind]) => `${before}${deepValue(depth, kind)}${after}`);
+}
+
+/**
+ * Requests aimed past the first checks, so that what they carry reaches the deep end: the right
+ * credential and a known model, with a body nested far too deep, or NUL and surrogates in the
+ * model (path or body), mixed with plain successes whose request-log rows share a batch with them.
+ */
+function targetedRequest(creds: Credentials): fc.Arbitrary<FuzzRequest> {
+  const google = { "x-goog-api-key": creds.token, "content-type": "application/json" };
+  const bearer = { authorization: `Bearer ${creds.token}`, "content-type": "application/json" };
+  const method = fc.constantFrom("generateContent", "streamGenerateContent?alt=sse");
+  const unstorable = fc.constantFrom("%00", "%ED%A0%80", "x%00y");
+  const content = '{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}';
+  return fc.oneof(
+    fc
+      .tuple(method, deepBodies("/v1beta/models/{model}:generateContent"))
+      .map(([m, body]) => ({ method: "POST", path: `/v1beta/models/gemini-2.5-flash:${m}`, headers: google, body })),
+    fc.tuple(method, unstorable).map(([m, bad]) => ({
+      method: "POST",
+      path: `/v1beta/models/gemini-2.5-flash${bad}:${m}`,
+      headers: google,
+      body: content,
+    })),
+    fc.constantFrom("image-model\u0000", "image-model\ud800", "\udfff").map((model) => ({
+      method: "POST",
+      path: "/v1/images/generations",
+      headers: bearer,
+      body: `{"model":"${model}","prompt":"a boat"}`,
+    })),
+    method.map((m) => ({
+      method: "POST",
+      path: `/v1beta/models/gemini-2.5-flash:${m}`,
+      headers: google,
+      body: content,
+    })),
+  );
+}
+
 /** One random request for one of `operations`. */
 export function requestFor(operations: Operation[], creds: Credentials): fc.Arbitrary<FuzzRequest> {
+  return fc.oneof(
+    { weight: 6, arbitrary: randomRequestFor(operations, creds) },
+    { weight: 1, arbitrary: targetedRequest(creds) },
+  );
+}
+
+function randomRequestFor(operations: Operation[], creds: Credentials): fc.Arbitrary<FuzzRequest> {
   // The operator API has most operations; the client surfaces get most of the cases.
   const weighted = operations.map((op) => ({
     weight: op.path.startsWith("/api/admin") ? 1 : 4,
@@ -142,6 +257,7 @@ export function requestFor(operations: Operation[], creds: Credentials): fc.Arbi
     const body = fc.oneof(
       ...(realistic ? [{ weight: 6, arbitrary: realistic.map((v) => JSON.stringify(v)) }] : []),
       { weight: 6, arbitrary: valueFor(op.bodySchema).map((v) => JSON.stringify(v)) },
+      { weight: 2, arbitrary: deepBodies(op.path) },
       { weight: 1, arbitrary: fc.constant(undefined) },
       { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
       { weight: 1, arbitrary: fc.constantFrom("{", "[]", "null", '{"a":', "\u0001", '{"__proto__": {"x": 1}}') },
@@ -151,6 +267,7 @@ export function requestFor(operations: Operation[], creds: Credentials): fc.Arbi
       { weight: 1, arbitrary: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS") },
     );
     const extra = fc.dictionary(fc.stringMatching(/^x-[a-z0-9-]{1,16}$/), headerValue, { maxKeys: 3 });
+    const query = fc.oneof({ weight: 4, arbitrary: plainQuery }, { weight: 1, arbitrary: encodedNames(creds) });
     return fc
       .record({
         params,

@@ -61,6 +61,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       }
     });
 
+    /** Request ids of content and image calls answered 200: each must have its request-log row. */
+    const answered: string[] = [];
+
     it(`never answers 5xx or out of shape, over ${NUM_RUNS} random requests`, async () => {
       const violations: string[] = [];
       let cases = 0;
@@ -69,6 +72,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           cases += 1;
           const answer = await callGateway(gw.url, req.method, req.path, { headers: req.headers, body: req.body });
           const violation = fuzzViolation(req, answer);
+          if (answer.status === 200 && /^\/(v1beta\/models|v1\/images\/generations)/.test(req.path)) {
+            answered.push(String(answer.headers["x-request-id"]));
+          }
           // Collected rather than thrown, so one run reports every distinct fault at once.
           if (violation) violations.push(`${violation} -> ${answer.text.slice(0, 200)}`);
         }),
@@ -83,6 +89,14 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(await isAlive(gw)).toBe(true);
       expect(gw.logs.filter((l) => l.includes('"unhandled error"'))).toEqual([]);
       expect((await ledgerFigures(gw)).violations).toEqual([]);
+    });
+
+    it("kept the request-log row of every content and image call it answered", async () => {
+      await gw.gateway.ctx.requestLogs.flush();
+      const rows = await gw.gateway.ctx.store.db.selectFrom("request_logs").select("request_id").execute();
+      const logged = new Set(rows.map((r) => r.request_id));
+      expect(answered.length).toBeGreaterThan(0);
+      expect(answered.filter((id) => !logged.has(id))).toEqual([]);
     });
   });
 }

@@ -39,6 +39,7 @@ interface Tenant {
   key: string;
   channelId: number;
   channelKey: string;
+  group: string;
 }
 
 function send(gw: TestGateway, call: CallName, key: string, prompt = "a calm song"): Promise<Answer> {
@@ -77,7 +78,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       sim = await startSimulator({ seed: 11 });
       gw = await startTestGateway(kind, {
         logLevel: "info",
-        routing: { disableAfterFailures: 3, probeIntervalMs: 3_600_000 },
+        routing: { disableAfterFailures: 3, disableMinUsers: 2, probeIntervalMs: 3_600_000 },
         tasks: { timeoutSeconds: 2, pollIntervalMs: 50, maxPollIntervalMs: 200, workerTickMs: 20 },
       });
     });
@@ -103,7 +104,13 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         settings: FAST_CHANNEL,
       });
       const user = await gw.createUser({ quota: 50_000_000, group });
-      return { userId: user.userId, key: user.key, channelId, channelKey };
+      return { userId: user.userId, key: user.key, channelId, channelKey, group };
+    }
+
+    /** Another user of the same group (so served by the same channel). */
+    async function neighbour(t: Tenant): Promise<Tenant> {
+      const user = await gw.createUser({ quota: 50_000_000, group: t.group });
+      return { ...t, userId: user.userId, key: user.key };
     }
 
     async function channelDisabled(channelId: number, what: string) {
@@ -145,11 +152,21 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       },
     );
 
-    it("an upstream refusing the channel's key disables that channel at once, on every surface", async () => {
+    it("an upstream refusing the channel's key for two users disables that channel, on every surface", async () => {
       for (const call of ["content-sync", "content-stream", "image", "audioa-submit", "audiob-submit"] as const) {
         const t = await tenant(call, up.baseUrl("status-401"));
         const first = await send(gw, call, t.key);
         expect(first.status).toBeGreaterThanOrEqual(500);
+        await waitFor(
+          async () => ((await gw.gateway.ctx.channels.get(t.channelId))?.failureCount ?? 0) > 0 || undefined,
+          5000,
+          `the failure of ${call} to be counted`,
+        );
+        // One user's calls alone never switch a shared channel off.
+        expect((await gw.gateway.ctx.channels.get(t.channelId))?.status, call).toBe("enabled");
+        const other = await neighbour(t);
+        expect((await send(gw, call, other.key)).status).toBeGreaterThanOrEqual(500);
+        await expectNothingCharged(other);
         // The outcome is recorded beside the answer, not before it: wait for it (bounded).
         await channelDisabled(t.channelId, call);
         // With its only channel disabled the user gets a clear 503, and is charged nothing.
@@ -160,10 +177,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       }
     });
 
-    it("disables a channel after routing.disableAfterFailures consecutive failures", async () => {
+    it("disables a channel after routing.disableAfterFailures failures for routing.disableMinUsers users", async () => {
       for (const call of CALL_NAMES) {
         const t = await tenant(call, up.baseUrl("status-503"));
-        for (let i = 0; i < 3; i++) {
+        for (let i = 0; i < 4; i++) {
           expect((await send(gw, call, t.key)).status).toBeGreaterThanOrEqual(500);
           // Wait until this failure is counted, so the next call meets the same channel.
           await waitFor(
@@ -172,8 +189,13 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
             `failure ${i + 1} of ${call} to be counted`,
           );
         }
+        // Four failures, all of one user: the channel stays on; a second user's failure turns it off.
+        expect((await gw.gateway.ctx.channels.get(t.channelId))?.status, call).toBe("enabled");
+        const other = await neighbour(t);
+        expect((await send(gw, call, other.key)).status).toBeGreaterThanOrEqual(500);
         await channelDisabled(t.channelId, call);
         await expectNothingCharged(t);
+        await expectNothingCharged(other);
       }
     });
 

@@ -13,7 +13,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     let upstream: http.Server;
     let upstreamUrl: string;
     beforeAll(async () => {
-      gw = await startTestGateway(kind, { routing: { disableAfterFailures: 3 } });
+      gw = await startTestGateway(kind, { routing: { disableAfterFailures: 3, disableMinUsers: 2 } });
       upstream = http.createServer((req, res) => {
         res.writeHead(req.headers["x-goog-api-key"] === "good-key" ? 200 : 401, { "content-type": "application/json" });
         res.end("{}");
@@ -28,36 +28,50 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
     const channel = async (id: number) => (await gw.admin("GET", `/channels/${id}`)).body.data;
 
-    it("disables a channel at once when the upstream refuses its key, with the reason", async () => {
+    it("disables a channel once the upstream refuses its key for two users, with the reason", async () => {
       const id = await gw.createChannel({ type: "gemini", baseUrl: upstreamUrl, key: "bad-key", models: ["m1"] });
-      await gw.gateway.ctx.health.report(
-        { id, name: "c" },
-        new UpstreamError("auth", "upstream error 401: bad key", { status: 401 }),
-      );
+      const refused = new UpstreamError("auth", "upstream error 401: bad key", { status: 401 });
+      await gw.gateway.ctx.health.report({ id, name: "c" }, refused, "user:1");
+      await gw.gateway.ctx.health.report({ id, name: "c" }, refused, "user:1");
+      expect((await channel(id)).status).toBe("enabled");
+      await gw.gateway.ctx.health.report({ id, name: "c" }, refused, "user:2");
       const c = await channel(id);
       expect(c.status).toBe("auto_disabled");
       expect(c.status_reason).toContain("credentials");
       expect(await gw.gateway.ctx.channels.candidates("m1", "default")).toEqual([]);
     });
 
-    it("disables after consecutive retryable failures and shows the last error and success rate", async () => {
+    it("disables after retryable failures for two users within the window and shows the last error and success rate", async () => {
       const id = await gw.createChannel({ type: "gemini", baseUrl: upstreamUrl, key: "good-key", models: ["m2"] });
       const health = gw.gateway.ctx.health;
-      await health.report({ id, name: "c" }, null);
-      await health.report({ id, name: "c" }, new UpstreamError("retryable", "upstream unreachable (ECONNREFUSED)"));
-      await health.report({ id, name: "c" }, new UpstreamError("retryable", "upstream unreachable (ECONNREFUSED)"));
+      await health.report({ id, name: "c" }, null, "user:1");
+      await health.report(
+        { id, name: "c" },
+        new UpstreamError("retryable", "upstream unreachable (ECONNREFUSED)"),
+        "user:1",
+      );
+      await health.report(
+        { id, name: "c" },
+        new UpstreamError("retryable", "upstream unreachable (ECONNREFUSED)"),
+        "user:2",
+      );
       expect((await channel(id)).status).toBe("enabled");
       // A request the upstream refuses is the request's fault: it does not count against the channel.
       await health.report(
         { id, name: "c" },
         new UpstreamError("refused", "upstream error 400: bad prompt", { status: 400 }),
+        "user:1",
       );
       for (let i = 0; i < 3; i++) {
-        await health.report({ id, name: "c" }, new UpstreamError("retryable", "upstream timed out before answering"));
+        await health.report(
+          { id, name: "c" },
+          new UpstreamError("retryable", "upstream timed out before answering"),
+          `user:${i}`,
+        );
       }
       const c = await channel(id);
       expect(c.status).toBe("auto_disabled");
-      expect(c.status_reason).toMatch(/3 consecutive failures/);
+      expect(c.status_reason).toMatch(/3 failures for 3 users within 60 s/);
       expect(c.last_error).toContain("timed out");
       expect(c.recent_success_rate).toBeLessThan(1);
       expect(c.request_count).toBe(7);
@@ -73,7 +87,13 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         models: ["m3"],
       });
       for (const id of [healthy, dead]) {
-        await ctx.health.report({ id, name: "c" }, new UpstreamError("auth", "upstream error 403", { status: 403 }));
+        for (const user of ["user:1", "user:2"]) {
+          await ctx.health.report(
+            { id, name: "c" },
+            new UpstreamError("auth", "upstream error 403", { status: 403 }),
+            user,
+          );
+        }
       }
       const probe = new ChannelProbe(ctx.channels, () => ctx.announce("channels"), 60_000, ctx.logger);
       const revived = await probe.runOnce();
@@ -126,6 +146,7 @@ describe("channel concurrency slots", () => {
     const err = await slots.acquire(channel).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UpstreamError);
     expect((err as UpstreamError).kind).toBe("retryable");
+    expect((err as UpstreamError).channelAtFault).toBe(false);
     release();
     const again = await slots.acquire(channel);
     again();

@@ -61,9 +61,15 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     const channel = async (id: number) => (await gw.admin("GET", `/channels/${id}`)).body.data;
 
     it("answers every request through the healthy channel, charges each once, and disables the broken ones", async () => {
-      const { key, userId } = await gw.createUser({ quota: 50_000_000 });
+      // Three users: a channel is disabled only when it fails for several users.
+      const users = [
+        await gw.createUser({ quota: 50_000_000 }),
+        await gw.createUser({ quota: 50_000_000 }),
+        await gw.createUser({ quota: 50_000_000 }),
+      ];
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
+        const key = (users[i % 3] as { key: string }).key;
         const res = await fetch(`${gw.url}/v1beta/models/${MODEL}:generateContent`, {
           method: "POST",
           headers: { "content-type": "application/json", "x-goog-api-key": key },
@@ -76,21 +82,23 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
 
       // One charge and one settlement per request, never more.
-      const rows = await gw.gateway.ctx.ledger.entries(userId, { limit: 100 });
+      const rows = (
+        await Promise.all(users.map((u) => gw.gateway.ctx.ledger.entries(u.userId, { limit: 100 })))
+      ).flat();
       const byRef = new Map<string, string[]>();
       for (const r of rows.filter((r) => r.reference.startsWith("content:"))) {
         byRef.set(r.reference, [...(byRef.get(r.reference) ?? []), r.kind].sort());
       }
       expect(byRef.size).toBe(6);
       for (const kinds of byRef.values()) expect(kinds).toEqual(["charge", "settle"]);
-      expect(await gw.gateway.ctx.ledger.ledgerSum(userId)).toBe(await gw.balance(userId));
+      for (const u of users) expect(await gw.gateway.ctx.ledger.ledgerSum(u.userId)).toBe(await gw.balance(u.userId));
 
       const refusing = await channel(ids.refusing);
       const hung = await channel(ids.hanging);
       expect(refusing.status).toBe("auto_disabled");
-      expect(refusing.status_reason).toMatch(/consecutive failures.*unreachable/);
+      expect(refusing.status_reason).toMatch(/failures for 3 users.*unreachable/);
       expect(hung.status).toBe("auto_disabled");
-      expect(hung.status_reason).toMatch(/consecutive failures.*timed out/);
+      expect(hung.status_reason).toMatch(/failures for 3 users.*timed out/);
       expect((await channel(ids.healthy)).status).toBe("enabled");
       // Healthy calls all went to the simulator.
       expect(sim.received.filter((r) => r.protocol === "gemini")).toHaveLength(6);

@@ -3,6 +3,7 @@ import { adminKeyMatches } from "../../auth/admin-key.js";
 import { bearerKey } from "../../auth/credentials.js";
 import type { GatewayContext } from "../../context.js";
 import { GatewayError } from "../../errors.js";
+import { installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
 import type { AdminStores } from "./admin-stores.js";
 import { channelAdminRoutes } from "./channels.js";
@@ -12,14 +13,14 @@ import { userAdminRoutes } from "./users.js";
 export async function adminRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
   const { ctx } = opts;
   installSurface(app, "envelope");
+  installInputBounds(app, ctx.config.bodies.admin);
   app.addHook("onRequest", async (request: FastifyRequest, _reply: FastifyReply) => {
-    // Guessing the admin key is slowed like guessing tokens: an address over the failed-auth
-    // limit is refused before the comparison.
-    await ctx.limits.assertAuthAllowed(request.ip);
+    // Guessing the admin key is slowed like guessing tokens: a wrong key counts against the
+    // address and, over the limit, is answered 429. The right key always passes.
     const header = request.headers["x-admin-key"];
     const presented = typeof header === "string" ? header : bearerKey(request);
     if (!adminKeyMatches(presented, await ctx.adminKeyHash())) {
-      await ctx.limits.recordAuthFailure(request.ip);
+      await ctx.limits.failAuthentication(request.ip);
       throw new GatewayError("GW_ERR_ADMIN_UNAUTHENTICATED");
     }
   });

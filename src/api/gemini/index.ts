@@ -7,6 +7,7 @@ import { generateContentCall, streamContentCall } from "../../core/content/relay
 import { newRequestId } from "../../core/ids.js";
 import { GatewayError } from "../../errors.js";
 import { principalOf, requireToken } from "../auth-hook.js";
+import { installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
 import { contentRelayDeps } from "./relay-deps.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
@@ -61,13 +62,7 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
   const deps = contentRelayDeps(ctx, ctx.logger);
   app.addHook("onRequest", requireToken(ctx, "google"));
   // Whatever the content type says, the body must be JSON (Google's API reads it so too).
-  app.addContentTypeParser("*", { parseAs: "string" }, (_request, body, done) => {
-    try {
-      done(null, body === "" ? undefined : JSON.parse(body as string));
-    } catch (err) {
-      done(new GatewayError("GW_ERR_INVALID_JSON", `The body is not valid JSON: ${(err as Error).message}`), undefined);
-    }
-  });
+  installInputBounds(app, ctx.config.bodies.content, { anyContentType: true, emptyBody: "undefined" });
 
   app.post(
     "/models/:target",

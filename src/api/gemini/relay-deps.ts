@@ -26,10 +26,10 @@ export function contentRelayDeps(ctx: GatewayContext, log: FastifyBaseLogger): C
     channels: {
       candidates: (model, group) => ctx.channels.candidates(model, group, PROTOCOLS),
       isKnownModel: (model) => ctx.channels.isKnownModel(model, PROTOCOLS),
-      report(channel, error) {
+      report(channel, error, userId) {
         countUpstreamCall(ctx.metrics, channel, error);
         // Off the hot path: the answer does not wait for the channel's counters.
-        void ctx.health.report(channel, error);
+        void ctx.health.report(channel, error, `user:${userId}`);
       },
       acquire: (channel) => ctx.slots.acquire(channel),
     },

@@ -81,7 +81,7 @@ export async function refundInterruptedAttempts(ctx: GatewayContext, run: Idempo
 /** Wires the image use case to the store, the SSRF-guarded fetchers, the adapters and the blob store. */
 export function imagePorts(
   ports: ImagePorts,
-  request: { id: string; generatedId: boolean },
+  request: { id: string; generatedId: boolean; userId: number },
   record: GenerateImagesDeps<Channel>["record"],
   /** The request's input-image downloads, bounded per request and per instance. */
   downloads: RequestDownloads,
@@ -134,7 +134,7 @@ export function imagePorts(
     },
     reportOutcome({ channel, error }) {
       countUpstreamCall(ctx.metrics, channel, error);
-      void ctx.health.report(channel, error);
+      void ctx.health.report(channel, error, `user:${request.userId}`);
     },
     record,
     newReference: () =>

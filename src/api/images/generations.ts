@@ -69,7 +69,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
           if (run && run.attempt > 1) await refundInterruptedAttempts(ctx, run);
           const deps = imagePorts(
             opts.ports,
-            { id: request.id, generatedId: request.headers["x-request-id"] !== request.id },
+            { id: request.id, generatedId: request.headers["x-request-id"] !== request.id, userId: principal.userId },
             record,
             downloads,
             run,

@@ -4,6 +4,7 @@ import { LocalBlobStore } from "../../blobs/local-blob-store.js";
 import type { GatewayContext } from "../../context.js";
 import { ByteBudget } from "../../net/byte-budget.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
+import { installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
 import { imageFileRoutes } from "./files.js";
 import { imageGenerationRoutes } from "./generations.js";
@@ -15,6 +16,7 @@ import { imageGenerationRoutes } from "./generations.js";
 export async function imageRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
   installSurface(app, "openai");
   const { ctx } = opts;
+  installInputBounds(app, ctx.config.bodies.images);
   const blobs = new LocalBlobStore(path.join(ctx.config.dataDir, "blobs", "images"));
   const guarded = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
   const trusted = new GuardedFetcher({ allowPrivate: true });

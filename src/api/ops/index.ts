@@ -1,4 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
+import net from "node:net";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
@@ -28,6 +29,13 @@ const NotReady = Type.Object(
   { status: Type.Literal("unavailable"), store: Type.String() },
   { examples: [{ status: "unavailable", store: "unreachable" }], description: "The store does not answer" },
 );
+
+/** Whether the gateway listens on loopback only (`127.0.0.0/8`, `::1`, `localhost`). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare === "localhost" || bare === "::1" || bare === "::ffff:127.0.0.1") return true;
+  return net.isIPv4(bare) && bare.startsWith("127.");
+}
 
 /** True when `presented` is the metrics key; constant time whatever the lengths. */
 function metricsKeyMatches(presented: string | null, expectedHash: string): boolean {
@@ -73,6 +81,14 @@ export async function opsRoutes(base: FastifyInstance, opts: { ctx: GatewayConte
 
   // The key is hashed once so that each scrape compares fixed-length digests.
   const keyHash = ctx.config.metricsKey === null ? null : sha256Hex(ctx.config.metricsKey);
+  // Beyond loopback, metrics (channel names, models, volumes) are not for anyone who can connect.
+  const locked = keyHash === null && !ctx.config.metricsPublic && !isLoopbackHost(ctx.config.host);
+  if (locked) {
+    ctx.logger.warn(
+      { host: ctx.config.host },
+      "/metrics answers 403: set METRICS_KEY (or METRICS_PUBLIC=true) to serve metrics on a gateway listening beyond loopback",
+    );
+  }
   app.get(
     "/metrics",
     {
@@ -81,7 +97,8 @@ export async function opsRoutes(base: FastifyInstance, opts: { ctx: GatewayConte
         tags: ["ops"],
         summary: "Prometheus metrics",
         description:
-          "Prometheus text exposition format. When METRICS_KEY is set, send it as `Authorization: Bearer <METRICS_KEY>`.",
+          "Prometheus text exposition format. When METRICS_KEY is set, send it as `Authorization: Bearer <METRICS_KEY>`. " +
+          "A gateway listening beyond loopback without METRICS_KEY answers 403 (unless METRICS_PUBLIC=true).",
         security: [{}, { metricsKey: [] }],
         response: {
           200: {
@@ -89,10 +106,17 @@ export async function opsRoutes(base: FastifyInstance, opts: { ctx: GatewayConte
             content: { "text/plain": { schema: Type.String({ examples: ["gateway_http_requests_total 1\n"] }) } },
           },
           401: ErrorEnvelope,
+          403: ErrorEnvelope,
         },
       },
     },
     async (request, reply) => {
+      if (locked) {
+        throw new GatewayError(
+          "GW_ERR_METRICS_KEY_REQUIRED",
+          `Metrics are served only with a key on a gateway that listens on ${ctx.config.host}: set METRICS_KEY and send it as Authorization: Bearer <key> (or METRICS_PUBLIC=true to serve them to anyone).`,
+        );
+      }
       if (keyHash !== null && !metricsKeyMatches(bearerKey(request), keyHash)) {
         throw new GatewayError("GW_ERR_UNAUTHENTICATED", "Missing or invalid metrics key.");
       }

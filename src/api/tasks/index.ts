@@ -7,6 +7,7 @@ import { GatewayError } from "../../errors.js";
 import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempotent-route.js";
 import { TaskStore } from "../../store/tasks.js";
 import { principalOf, requireToken } from "../auth-hook.js";
+import { installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
 import {
   batchFetchSchema,
@@ -150,6 +151,7 @@ export async function taskRoutes(app: FastifyInstance, opts: { ctx: GatewayConte
     await app.register(
       async (scope) => {
         installSurface(scope, "envelope");
+        installInputBounds(scope, ctx.config.bodies.tasks);
         await familyRoutes(scope, ctx, store, family);
       },
       { prefix: `/${family}` },

@@ -180,7 +180,7 @@ export async function sendTask(ctx: GatewayContext, store: TaskStore, task: Acce
       },
       ({ channel, error }) => {
         countUpstreamCall(ctx.metrics, channel, error);
-        void ctx.health.report(channel, error);
+        void ctx.health.report(channel, error, `user:${row.user_id}`);
       },
     );
     const sent = await store.markSent(row.id, upstreamId, channel.id, Date.now() + ctx.config.tasks.pollIntervalMs);

@@ -65,8 +65,11 @@ export interface ContentRelayDeps<C extends ContentChannel> {
     candidates(model: string, group: string): Promise<C[]>;
     /** Whether any channel of the right protocol lists `model` at all. */
     isKnownModel(model: string): Promise<boolean>;
-    /** Hears every upstream attempt's outcome, for channel health and metrics. Must not throw. */
-    report(channel: C, error: UpstreamError | null): void;
+    /**
+     * Hears every upstream attempt's outcome made for the user `userId`, for channel health and
+     * metrics. Must not throw.
+     */
+    report(channel: C, error: UpstreamError | null, userId: number): void;
     /**
      * Takes one of the channel's concurrency slots (waiting for one if need be; a retryable
      * UpstreamError when none frees up). Returns the function that gives it back.

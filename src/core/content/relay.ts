@@ -104,7 +104,7 @@ async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: 
 function reporter<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: ContentCall) {
   return ({ channel, error }: { channel: C; error: UpstreamError | null }) => {
     if (call.signal.aborted) return;
-    deps.channels.report(channel, error);
+    deps.channels.report(channel, error, call.caller.userId);
   };
 }
 

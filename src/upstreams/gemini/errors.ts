@@ -1,5 +1,5 @@
 import { classifyStatus, UpstreamError } from "../../core/upstream-error.js";
-import { withoutSecret } from "../http.js";
+import { withoutSecret } from "../secret-scrub.js";
 
 interface GoogleErrorBody {
   error?: {
@@ -40,7 +40,8 @@ export function geminiError(status: number, bodyText: string, key: string): Upst
   }
   const word = typeof body.error?.status === "string" ? `${body.error.status}: ` : "";
   const raw = typeof body.error?.message === "string" ? body.error.message : bodyText.slice(0, 200) || "no message";
-  const message = withoutKey(`${status} ${word}${raw}`.slice(0, 500), key);
+  // Blanked before it is cut short, so that no partial copy of the key survives at the cut.
+  const message = withoutKey(`${status} ${word}${raw.slice(0, 4000)}`, key).slice(0, 500);
   const kind = status === 400 && isBadKey(body) ? "auth" : classifyStatus(status);
   return new UpstreamError(kind, message, { status });
 }

@@ -3,9 +3,8 @@ import { startTestGateway, type TestGateway } from "../../support/gateway.js";
 import { callGateway } from "../harness.js";
 
 /**
- * Token guesses are slowed by `limits.authFailuresPerMinute` (api/auth-hook.ts), but the admin
- * API's hook (api/admin/index.ts) neither consults nor feeds that limiter, so admin key guesses
- * from one address are never slowed.
+ * Admin key guesses are slowed like token guesses (`limits.authFailuresPerMinute`), and the right
+ * admin key is never slowed by them.
  */
 describe("admin key guesses [sqlite]", () => {
   let gw: TestGateway;
@@ -24,5 +23,7 @@ describe("admin key guesses [sqlite]", () => {
     const next = await callGateway(gw.url, "GET", "/api/admin/users", { headers: { "x-admin-key": "guess-next" } });
     expect(next.status).toBe(429);
     expect(Number(next.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    const right = await callGateway(gw.url, "GET", "/api/admin/users", { headers: { "x-admin-key": gw.adminKey } });
+    expect(right.status).toBe(200);
   });
 });

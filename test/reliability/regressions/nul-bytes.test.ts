@@ -7,11 +7,9 @@ import { errorProblem, surfaceOf } from "../surface-shapes.js";
 
 /**
  * PostgreSQL refuses the NUL character in a query parameter (`invalid byte sequence for encoding
- * "UTF8": 0x00`). Task ids are looked up as they come, so a NUL in one answers 500 on PostgreSQL
- * (single fetch, batch fetch, the admin task list's filter); SQLite simply finds nothing. A NUL
- * is valid JSON (`"\u0000"`) and a valid URL escape (`%00`). Fix: the task id schemas
- * (`api/tasks/schemas.ts` PublicTaskId, the admin TaskListQuery) accept only the characters an id
- * can have, e.g. `^[A-Za-z0-9_]{1,64}$`. Prompts with a NUL pass (they are stored as JSON text).
+ * "UTF8": 0x00`), and a NUL is valid JSON (`"\u0000"`) and a valid URL escape (`%00`). Every
+ * surface refuses it where it enters (`api/input-bounds.ts`), so no store ever sees one; see
+ * unstorable-text.test.ts for the field named in each answer.
  */
 describe.skipIf(!HAS_PG)("NUL characters from clients [postgres]", () => {
   let gw: TestGateway;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
-import { type FaultUpstream, startFaultUpstream } from "../fault-upstream.js";
-import { bearer, callGateway, spendingRows } from "../harness.js";
+import { encodedCopies, type FaultUpstream, startFaultUpstream } from "../fault-upstream.js";
+import { bearer, callGateway, googleKey, spendingRows } from "../harness.js";
 
 /**
  * Upstream messages reach clients unfiltered on two surfaces:
@@ -69,6 +69,60 @@ describe("upstream messages shown to clients [sqlite]", () => {
       expect(refunded.map((r) => r.kind).sort()).toEqual(["charge", "refund"]);
       const rows = await gw.gateway.ctx.store.db.selectFrom("tasks").select(["fail_reason"]).execute();
       for (const r of rows) expect(r.fail_reason).not.toContain(t.channelKey);
+    },
+  );
+
+  /** Neither the key nor any copy of it, nor a piece of it as long as half the key. */
+  function expectNoCopy(text: string, key: string) {
+    expect(text).not.toContain(key);
+    for (const copy of encodedCopies(key)) {
+      expect(text).not.toContain(copy);
+      expect(text).not.toContain(copy.slice(2, 2 + Math.ceil(copy.length / 2)));
+    }
+  }
+
+  it.each([
+    ["content", "gemini", ["gemini-2.5-flash"]],
+    ["images", "openai-images", ["image-model"]],
+    ["audioa", "task-relay", ["audioa"]],
+    ["audiob", "generate-record", ["audiob"]],
+  ] as const)(
+    "%s: a key echoed spaced, split or encoded reaches neither the client nor the log",
+    async (surface, type, models) => {
+      const group = `e${Math.random().toString(36).slice(2, 8)}`;
+      const channelKey = `chan-secret-${Math.random().toString(36).slice(2, 12)}`;
+      await gw.createChannel({
+        type,
+        baseUrl: up.baseUrl("echo-key-encoded"),
+        key: channelKey,
+        models: [...models],
+        groups: [group],
+      });
+      const user = await gw.createUser({ quota: 50_000_000, group });
+      const answer =
+        surface === "content"
+          ? await callGateway(gw.url, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", {
+              headers: googleKey(user.key),
+              body: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+            })
+          : surface === "images"
+            ? await callGateway(gw.url, "POST", "/v1/images/generations", {
+                headers: bearer(user.key),
+                body: { model: "image-model", prompt: "a boat" },
+              })
+            : await callGateway(gw.url, "POST", `/${surface}/submit/MUSIC`, {
+                headers: bearer(user.key),
+                body: { prompt: "a song" },
+              });
+      expect(answer.status).toBe(400);
+      expect(answer.text).toContain("[redacted]");
+      expectNoCopy(answer.text, channelKey);
+      await gw.gateway.ctx.requestLogs.flush();
+      expectNoCopy(gw.logs.join("\n"), channelKey);
+      const reasons = await gw.gateway.ctx.store.db.selectFrom("tasks").select(["fail_reason"]).execute();
+      expectNoCopy(reasons.map((r) => r.fail_reason).join("\n"), channelKey);
+      const errors = await gw.gateway.ctx.store.db.selectFrom("request_logs").select(["error"]).execute();
+      expectNoCopy(errors.map((r) => r.error ?? "").join("\n"), channelKey);
     },
   );
 });

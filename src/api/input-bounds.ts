@@ -1,0 +1,151 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { GatewayError } from "../errors.js";
+
+/** Size and nesting bounds of one surface's JSON bodies. */
+export interface BodyBounds {
+  maxBytes: number;
+  maxDepth: number;
+}
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `limit`. A linear scan of the text,
+ * before it is parsed: a body nested thousands deep is refused without building it, and nothing
+ * accepted can later overflow a recursive serialiser (ours before an upstream call, or a store's).
+ */
+export function jsonNestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      // Jump over the string to its closing quote (one not escaped by an odd run of backslashes).
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && isEscaped(text, end, i)) end = text.indexOf('"', end + 1);
+      if (end === -1) return false; // unterminated: the parser will say so
+      i = end;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth++;
+      if (depth > limit) return true;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** Whether the quote at `at` is preceded by an odd number of backslashes (after `from`). */
+function isEscaped(text: string, at: number, from: number): boolean {
+  let backslashes = 0;
+  for (let k = at - 1; k > from && text.charCodeAt(k) === 92; k--) backslashes++;
+  return backslashes % 2 === 1;
+}
+
+/** A NUL character or a UTF-16 surrogate without its pair: text no store can hold as it is. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** `String.prototype.isWellFormed` (Node 20+), much faster than the pattern on long text. */
+const isWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+
+export function isUnstorableText(text: string): boolean {
+  if (text.includes("\u0000")) return true;
+  return isWellFormed ? !isWellFormed.call(text) : LONE_SURROGATE.test(text);
+}
+
+function fieldName(parent: string, key: string | number): string {
+  if (typeof key === "number") return `${parent}[${key}]`;
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+}
+
+/**
+ * The first place in a parsed value (keys included) holding a string a store cannot hold, or a
+ * `__proto__` key; null when there is none. Walks with its own stack, never by recursion.
+ */
+export function findUnacceptableText(value: unknown, root: string): { field: string; reason: string } | null {
+  const stack: Array<[unknown, string]> = [[value, root]];
+  while (stack.length > 0) {
+    const [node, where] = stack.pop() as [unknown, string];
+    if (typeof node === "string") {
+      if (isUnstorableText(node)) return { field: where, reason: "contains a NUL character or an unpaired surrogate" };
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], fieldName(where, i)]);
+    } else if (node !== null && typeof node === "object") {
+      for (const key of Object.keys(node)) {
+        const field = fieldName(where, key);
+        if (key === "__proto__") return { field, reason: "is a forbidden field name" };
+        if (isUnstorableText(key)) {
+          return { field: where, reason: "has a field name with a NUL character or an unpaired surrogate" };
+        }
+        stack.push([(node as Record<string, unknown>)[key], field]);
+      }
+    }
+  }
+  return null;
+}
+
+function refuse(found: { field: string; reason: string }): GatewayError {
+  return new GatewayError("GW_ERR_VALIDATION", `${found.field} ${found.reason}.`, {
+    param: found.field.replace(/^(body|params|query)\.?/, "") || null,
+  });
+}
+
+/** Parses a JSON body within `bounds`; throws the surface's 400 naming the limit or the field. */
+export function parseBoundedJson(text: string, bounds: BodyBounds): unknown {
+  if (jsonNestsDeeperThan(text, bounds.maxDepth)) {
+    throw new GatewayError(
+      "GW_ERR_BODY_TOO_DEEP",
+      `The body nests arrays and objects more than ${bounds.maxDepth} levels deep, the limit of this API.`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new GatewayError("GW_ERR_INVALID_JSON", `The body is not valid JSON: ${(err as Error).message}`);
+  }
+  const found = findUnacceptableText(value, "body");
+  if (found) throw refuse(found);
+  return value;
+}
+
+/**
+ * Bounds every JSON body of a surface (size and depth, checked before it is parsed) and refuses
+ * text no store can hold in the body, the path and the query, before any route does work.
+ * `anyContentType`: the body is read as JSON whatever its content type says (the Gemini surface);
+ * `emptyBody`: what an empty body becomes (an error unless given).
+ */
+export function installInputBounds(
+  app: FastifyInstance,
+  bounds: BodyBounds,
+  options: { anyContentType?: boolean; emptyBody?: "undefined" } = {},
+): void {
+  app.addHook("onRoute", (route) => {
+    route.bodyLimit ??= bounds.maxBytes;
+  });
+  const parser = (
+    _request: FastifyRequest,
+    body: string | Buffer,
+    done: (err: Error | null, value?: unknown) => void,
+  ) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text === "") {
+      if (options.emptyBody === "undefined") return done(null, undefined);
+      return done(new GatewayError("GW_ERR_INVALID_JSON", "The body is empty; a JSON value was expected."));
+    }
+    try {
+      done(null, parseBoundedJson(text, bounds));
+    } catch (err) {
+      done(err as Error);
+    }
+  };
+  if (options.anyContentType) {
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", { parseAs: "string", bodyLimit: bounds.maxBytes }, parser);
+  } else {
+    app.removeContentTypeParser("application/json");
+    app.addContentTypeParser("application/json", { parseAs: "string", bodyLimit: bounds.maxBytes }, parser);
+  }
+  app.addHook("preValidation", async (request) => {
+    const found =
+      findUnacceptableText(request.params, "params") ?? findUnacceptableText(request.query, "query") ?? null;
+    if (found) throw refuse(found);
+  });
+}
