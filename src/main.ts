@@ -3,8 +3,6 @@ import { buildGateway } from "./app.js";
 import { runAdminCommand } from "./cli/admin.js";
 import { ConfigError, type ConfigOverrides, loadConfig } from "./config.js";
 import { configFilePath, loadConfigWithFile } from "./config-file.js";
-import { runDemo } from "./demo.js";
-import { startSimulator } from "./simulator/server.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
 
@@ -60,6 +58,8 @@ async function simulate(args: string[]) {
     args,
     options: { port: { type: "string" }, seed: { type: "string" }, host: { type: "string" } },
   });
+  // Loaded on demand: the production image ships without the simulator and the demo.
+  const { startSimulator } = await import("./simulator/server.js");
   const sim = await startSimulator({
     port: values.port === undefined ? 4000 : Number(values.port),
     host: values.host ?? "127.0.0.1",
@@ -97,6 +97,7 @@ async function main(argv: string[]) {
     case "demo": {
       const { values } = parseArgs({ args: rest, options: { port: { type: "string" } } });
       const port = values.port ?? process.env.PORT;
+      const { runDemo } = await import("./demo.js");
       return runDemo(port === undefined || port === "" ? 3000 : Number(port));
     }
     case "help":

@@ -30,7 +30,7 @@ function curlToRequest(line: string) {
 
 describe("demo", () => {
   it("starts in one command and every printed curl line succeeds with the printed token", async () => {
-    const child = spawn("node", ["bin/media-gateway.mjs", "demo", "--port", "0"], {
+    const child = spawn(process.execPath, ["bin/media-gateway.mjs", "demo", "--port", "0"], {
       env: { ...process.env, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "" },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -41,20 +41,31 @@ describe("container files", () => {
     expect(compose.services.lb?.volumes).toContain("./deploy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro");
   });
 
-  it("builds a non-root image that starts with npm start and checks /healthz", () => {
+  it("builds a multi-stage Node 24 image that runs the compiled gateway with node as PID 1", () => {
     const dockerfile = read("Dockerfile");
-    expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim/m);
+    const stages = [...dockerfile.matchAll(/^FROM (\S+)(?: AS (\S+))?$/gm)].map((m) => ({ image: m[1], name: m[2] }));
+    expect(stages.map((s) => s.image)).toEqual(["node:24-slim", "node:24-slim", "node:24-slim"]);
+    const final = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    // The runtime stage takes production dependencies and compiled code only, and runs as non-root.
+    expect(final).toMatch(/^COPY --from=deps \/app\/node_modules/m);
+    expect(final).toMatch(/^COPY --from=build \/app\/dist/m);
+    expect(final).not.toMatch(/^COPY src/m);
     expect(dockerfile).toMatch(/^RUN npm ci --omit=dev/m);
-    expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*\/healthz/m);
-    expect(dockerfile).toMatch(/^CMD \["npm", "start"\]$/m);
+    expect(dockerfile).toMatch(/rm -rf dist\/simulator/);
+    expect(final).toMatch(/^USER node$/m);
+    expect(final).toMatch(/^HEALTHCHECK .*\n.*\/readyz/m);
+    expect(final).toMatch(/^CMD \["node", "dist\/main.js", "serve"\]$/m);
     const pkg = JSON.parse(read("package.json")) as {
       scripts: Record<string, string>;
       dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+      engines: Record<string, string>;
     };
-    // npm ci --omit=dev installs dependencies only: what `npm start` runs must be one.
-    expect(pkg.scripts.start?.split(" ")[0]).toBe("tsx");
-    expect(pkg.dependencies.tsx).toBeDefined();
+    expect(pkg.scripts.start).toBe("node dist/main.js serve");
+    expect(pkg.dependencies.tsx).toBeUndefined();
+    expect(pkg.devDependencies.tsx).toBeDefined();
+    expect(pkg.engines.node).toBe(">=20.19");
+    expect(read(".nvmrc").trim()).toBe("24");
     const ignored = read(".dockerignore").split("\n");
     for (const copied of [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap(
       (m) => m[1]?.split(" ") ?? [],
