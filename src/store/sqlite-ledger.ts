@@ -1,6 +1,6 @@
-import type SQLite from "better-sqlite3";
 import { unixNow } from "../core/ids.js";
 import { GatewayError } from "../errors.js";
+import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
 
 /** A reference's ledger rows as both ledger paths read them. */
 export interface ReferenceRow {
@@ -32,13 +32,13 @@ export function netOfReference(rows: readonly ReferenceRow[]) {
  * the store's only connection while one runs (see `Ledger`), so nothing interleaves with it.
  */
 export class SqliteLedger {
-  private readonly chargeUser: SQLite.Statement;
-  private readonly chargeToken: SQLite.Statement;
-  private readonly insertCharge: SQLite.Statement;
-  private readonly insertOnce: SQLite.Statement;
-  private readonly referenceRows: SQLite.Statement;
-  private readonly moveUser: SQLite.Statement;
-  private readonly moveToken: SQLite.Statement;
+  private readonly chargeUser: SqliteStatement;
+  private readonly chargeToken: SqliteStatement;
+  private readonly insertCharge: SqliteStatement;
+  private readonly insertOnce: SqliteStatement;
+  private readonly referenceRows: SqliteStatement;
+  private readonly moveUser: SqliteStatement;
+  private readonly moveToken: SqliteStatement;
   readonly charge: (input: {
     userId: number;
     tokenId: number | null;
@@ -49,7 +49,7 @@ export class SqliteLedger {
   readonly refund: (reference: string, note: string) => { applied: boolean; amount: number };
   readonly settle: (reference: string, actual: number, note: string) => { applied: boolean; amount: number };
 
-  constructor(readonly db: SQLite.Database) {
+  constructor(readonly db: SqliteConnection) {
     this.chargeUser = db.prepare(
       "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota >= ?",
     );
