@@ -44,8 +44,12 @@ export interface Gateway {
   generatedAdminKey: string | null;
   /** Listens on config host/port (or the given port) and starts background services. */
   listen(port?: number): Promise<string>;
-  /** Graceful stop: no new requests, in-flight ones finish, workers stop, the store closes. */
-  close(): Promise<void>;
+  /**
+   * Graceful stop: no new requests; in-flight ones finish within `drainMs` (the configured
+   * drain window by default), streams still open then are cut and settled; workers stop, the
+   * store closes.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 export interface GatewayOptions {
@@ -164,6 +168,25 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   }
   ctx.addService(new ChannelProbe(channels, announceChannels, config.routing.probeIntervalMs, app.log));
 
+  // Every route handler's promise, so that a stop waits for what a handler still does after its
+  // client is gone (a cut stream settles what it produced) before the store closes.
+  const inFlight = new Set<Promise<unknown>>();
+  app.addHook("onRoute", (route) => {
+    const handler = route.handler;
+    route.handler = function tracked(this: FastifyInstance, request, reply) {
+      const result: unknown = handler.call(this, request, reply);
+      if (result instanceof Promise) {
+        const settled = result.then(
+          () => undefined,
+          () => undefined,
+        );
+        inFlight.add(settled);
+        void settled.then(() => inFlight.delete(settled));
+      }
+      return result;
+    } as typeof handler;
+  });
+
   app.decorateRequest("principal", null);
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("x-request-id", request.id);
@@ -201,8 +224,21 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       }
       return listenUrl;
     },
-    async close() {
-      await app.close();
+    async close(drainMs = config.shutdownGraceMs) {
+      const closing = app.close();
+      let timer: NodeJS.Timeout | undefined;
+      const windowEnded = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), drainMs);
+      });
+      if (await Promise.race([closing.then(() => false), windowEnded])) {
+        // The drain window is over: connections still open (long streams) are cut; each stream's
+        // handler sees its client gone, stops the upstream call and settles what was produced.
+        app.log.warn({ drainMs }, "drain window over, closing the connections still open");
+        app.server.closeAllConnections();
+      }
+      clearTimeout(timer);
+      await closing;
+      await Promise.all(inFlight);
       await requestLogs.stop();
       await ctx.health.stop();
       if (started) await Promise.all(services.map((s) => s.stop()));

@@ -26,6 +26,7 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   bodyLimitBytes: "BODY_LIMIT_BYTES",
   trustProxy: "TRUST_PROXY",
   role: "ROLE",
+  shutdownGraceMs: "SHUTDOWN_GRACE_MS",
   "tasks.timeoutSeconds": "TASK_TIMEOUT_SECONDS",
   "tasks.pollIntervalMs": "TASK_POLL_INTERVAL_MS",
   "tasks.maxPollIntervalMs": "TASK_MAX_POLL_INTERVAL_MS",

@@ -86,6 +86,11 @@ export const ConfigSchema = Type.Object({
    */
   trustProxy: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
   role: Type.Union([Type.Literal("all"), Type.Literal("api"), Type.Literal("worker")]),
+  /**
+   * The drain window after SIGTERM (ms): in-flight requests may finish within it; streams still
+   * open at its end are cut and billed for what they produced.
+   */
+  shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
   tasks: Type.Object({
     /** A task still unfinished this long after submit ends as FAILURE and is refunded. */
     timeoutSeconds: Type.Integer({ minimum: 1 }),
@@ -196,6 +201,7 @@ export function defaultConfig(env: Env = process.env): Config {
     bodyLimitBytes: intFrom(env, "BODY_LIMIT_BYTES", 64 * 1024 * 1024),
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     role: (env.ROLE || "all") as Config["role"],
+    shutdownGraceMs: intFrom(env, "SHUTDOWN_GRACE_MS", 25_000),
     tasks: {
       timeoutSeconds: intFrom(env, "TASK_TIMEOUT_SECONDS", 1800),
       pollIntervalMs: intFrom(env, "TASK_POLL_INTERVAL_MS", 2000),

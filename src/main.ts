@@ -43,10 +43,16 @@ async function serve(args: string[]) {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    gateway.ctx.logger.info({ signal }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 30_000);
+    const drainMs = config.shutdownGraceMs;
+    gateway.ctx.logger.info({ signal, drainMs }, "shutting down");
+    // Past the drain window and the store's own close, something is stuck: stop regardless.
+    const force = setTimeout(() => {
+      gateway.ctx.logger.error("shutdown did not complete, exiting");
+      process.exit(1);
+    }, drainMs + 10_000);
     force.unref();
-    await gateway.close();
+    await gateway.close(drainMs);
+    gateway.ctx.logger.info("stopped");
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
