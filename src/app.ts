@@ -26,6 +26,13 @@ import { countTasksByState, createGatewayMetrics, installRequestMetrics, quotaOb
 import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
 import { ChannelSlots } from "./routing/channel-slots.js";
+import {
+  explainListenFailure,
+  explainPostgresFailure,
+  explainRedisFailure,
+  explainSqliteFailure,
+  startupStep,
+} from "./startup-errors.js";
 import { Channels } from "./store/channels.js";
 import { openStore } from "./store/database.js";
 import { Ledger } from "./store/ledger.js";
@@ -62,8 +69,12 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole gateway: store (migrated), caches, surfaces and background services. */
 export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
-  const store = openStore(config.databaseUrl);
-  await migrateToLatest(store);
+  const explainStore = (err: unknown) =>
+    config.databaseUrl.startsWith("sqlite:")
+      ? explainSqliteFailure(err, config)
+      : explainPostgresFailure(err, config.databaseUrl);
+  const store = await startupStep(() => openStore(config.databaseUrl), explainStore);
+  await startupStep(() => migrateToLatest(store), explainStore);
   const prices = new PriceBook(store.db);
   await prices.seedDefaults();
   const { hash: adminKeyHash, generated } = await resolveAdminKeyHash(store.db, config.adminKey);
@@ -111,7 +122,12 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const channels = new Channels(store.db);
   const auth = new Authenticator(tokens, users);
   const redisBus =
-    !options.bus && config.redisUrl ? await RedisChangeBus.connect(config.redisUrl, config.redisKeyPrefix) : null;
+    !options.bus && config.redisUrl
+      ? await startupStep(
+          () => RedisChangeBus.connect(config.redisUrl as string, config.redisKeyPrefix),
+          (err) => explainRedisFailure(err, config.redisUrl as string),
+        )
+      : null;
   const bus = options.bus ?? redisBus ?? new LocalChangeBus();
   const services: BackgroundService[] = [];
   let listenUrl = `http://${config.host}:${config.port}`;
@@ -214,7 +230,10 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     ctx,
     generatedAdminKey: generated,
     async listen(port?: number) {
-      const address = await app.listen({ host: config.host, port: port ?? config.port });
+      const address = await startupStep(
+        () => app.listen({ host: config.host, port: port ?? config.port }),
+        (err) => explainListenFailure(err, config.host, port ?? config.port),
+      );
       listenUrl = address.replace("[::1]", "localhost");
       requestLogs.start();
       ctx.health.start();

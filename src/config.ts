@@ -1,6 +1,7 @@
 import path from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { Value, type ValueError } from "@sinclair/typebox/value";
+import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
 import { CHANNEL_TYPES } from "./store/channels.js";
 
 const Amount = Type.Number({ minimum: 0, maximum: 1_000_000 });
@@ -166,7 +167,8 @@ export class ConfigError extends Error {
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  if (!/^-?\d+$/.test(raw.trim()))
+    throw new ConfigError(`invalid setting ${name}: must be a whole number (got "${raw}")`);
   return Number(raw);
 }
 
@@ -175,7 +177,7 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   if (raw === undefined || raw === "") return fallback;
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  throw new ConfigError(`invalid setting ${name}: must be true or false (got "${raw}")`);
 }
 
 function trustProxyFrom(raw: string | undefined): boolean | number | string {
@@ -295,6 +297,23 @@ function uniqueNames(names: string[], list: string, field: string): void {
   }
 }
 
+/** What a setting must be, in words an operator can act on. */
+function expected(setting: string, error: ValueError): string {
+  if (setting === "adminKey" || setting === "metricsKey") {
+    const unset = setting === "adminKey" ? ", or leave ADMIN_KEY unset to have one generated on the first start" : "";
+    return `must be at least 16 characters: set a longer key (for example openssl rand -hex 24)${unset}`;
+  }
+  const schema = error.schema as { anyOf?: { const?: unknown }[]; type?: string; minimum?: number; maximum?: number };
+  const literals = schema.anyOf?.map((s) => s.const).filter((v) => v !== undefined);
+  if (literals && literals.length > 0 && literals.length === schema.anyOf?.length) {
+    return `must be one of ${literals.join(", ")}`;
+  }
+  if (schema.type === "integer" && schema.minimum !== undefined && schema.maximum !== undefined) {
+    return `must be a whole number from ${schema.minimum} to ${schema.maximum}`;
+  }
+  return error.message;
+}
+
 /** Builds and validates the configuration; throws a ConfigError naming the bad setting. */
 export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides): Config {
   const config = merge(defaultConfig(env), overrides);
@@ -305,7 +324,9 @@ export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides):
     const got = /^(adminKey|metricsKey|databaseUrl|redisUrl)$|\.key$/.test(setting)
       ? ""
       : ` (got ${JSON.stringify(first.value)})`;
-    throw new ConfigError(`invalid setting "${setting}": ${first.message}${got}`);
+    const variable = ENV_OF_SETTING[setting] ?? SECRET_SETTINGS[setting];
+    const named = variable ? `"${setting}" (${variable})` : `"${setting}"`;
+    throw new ConfigError(`invalid setting ${named}: ${expected(setting, first)}${got}`);
   }
   config.channels = config.channels.map((c, i) => ({ ...c, key: c.key ?? channelKey(env, c, i) }));
   uniqueNames(

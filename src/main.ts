@@ -3,6 +3,7 @@ import { buildGateway } from "./app.js";
 import { runAdminCommand } from "./cli/admin.js";
 import { ConfigError, type ConfigOverrides, loadConfig } from "./config.js";
 import { configFilePath, loadConfigWithFile } from "./config-file.js";
+import { StartupError } from "./startup-errors.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
 
@@ -118,10 +119,15 @@ async function main(argv: string[]) {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`configuration error: ${err.message}\n`);
-  } else {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // One line an operator can act on; the stack and the library's own error with LOG_LEVEL=debug.
+  const debug = /^(debug|trace)$/.test(process.env.LOG_LEVEL ?? "");
+  const message = err instanceof Error ? err.message : String(err);
+  const kind = err instanceof ConfigError ? "configuration error" : "cannot start";
+  const hint =
+    err instanceof ConfigError || err instanceof StartupError || debug ? "" : " (LOG_LEVEL=debug shows more)";
+  process.stderr.write(`media-gateway: ${kind}: ${message.replace(/\s*\n\s*/g, " ")}${hint}\n`);
+  if (debug) {
+    for (let e: unknown = err; e instanceof Error; e = e.cause) process.stderr.write(`${e.stack ?? e.message}\n`);
   }
   process.exit(1);
 });
