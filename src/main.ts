@@ -22,6 +22,13 @@ function configure(flag: string | undefined, overrides: ConfigOverrides = {}) {
   return file ? loadConfigWithFile(file, process.env, overrides) : loadConfig(process.env, overrides);
 }
 
+/** `--port N`: a whole number, checked like PORT (a word would otherwise become NaN). */
+function portFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new ConfigError(`invalid flag --port: must be a whole number (got "${value}")`);
+  return Number(value);
+}
+
 async function serve(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -29,7 +36,7 @@ async function serve(args: string[]) {
   });
   const config = configure(values.config, {
     role: values.role as "all" | "api" | "worker" | undefined,
-    port: values.port === undefined ? undefined : Number(values.port),
+    port: portFlag(values.port),
   });
   const gateway = await buildGateway(config);
   if (gateway.generatedAdminKey) {

@@ -16,8 +16,8 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** `node dist/main.js serve` with only the given environment (and PATH): exit code and stderr. */
-function serve(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, ["dist/main.js", "serve"], {
+function serve(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ["dist/main.js", "serve", ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ADMIN_KEY, DATA_DIR: dir, ...env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -129,6 +129,10 @@ describe("a start-up failure is one line naming the setting, the fault and the r
     expectOneLine(
       await serve({ PORT: "70000" }),
       /^media-gateway: configuration error: invalid setting "port" \(PORT\): must be a whole number from 0 to 65535 \(got 70000\)$/,
+    );
+    expectOneLine(
+      await serve({}, ["--port", "eighty"]),
+      /^media-gateway: configuration error: invalid flag --port: must be a whole number \(got "eighty"\)$/,
     );
   });
 
