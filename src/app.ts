@@ -139,6 +139,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   };
   const unsubscribe = bus.subscribe(dropCaches);
 
+  const stopping = new AbortController();
   const ctx: GatewayContext = {
     config,
     store,
@@ -172,6 +173,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       dropCaches(topic);
       await bus.publish(topic);
     },
+    stopping: stopping.signal,
     addService: (service) => {
       services.push(service);
     },
@@ -250,9 +252,18 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
         timer = setTimeout(() => resolve(true), drainMs);
       });
       if (await Promise.race([closing.then(() => false), windowEnded])) {
-        // The drain window is over: connections still open (long streams) are cut; each stream's
-        // handler sees its client gone, stops the upstream call and settles what was produced.
-        app.log.warn({ drainMs }, "drain window over, closing the connections still open");
+        // The drain window is over: streams still open end with an error event and settle what
+        // they produced; then every connection still open is closed.
+        app.log.warn({ drainMs }, "drain window over, ending the streams and connections still open");
+        stopping.abort();
+        let settleTimer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(inFlight),
+          new Promise((resolve) => {
+            settleTimer = setTimeout(resolve, 5000);
+          }),
+        ]);
+        clearTimeout(settleTimer);
         app.server.closeAllConnections();
       }
       clearTimeout(timer);

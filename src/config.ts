@@ -89,7 +89,7 @@ export const ConfigSchema = Type.Object({
   role: Type.Union([Type.Literal("all"), Type.Literal("api"), Type.Literal("worker")]),
   /**
    * The drain window after SIGTERM (ms): in-flight requests may finish within it; streams still
-   * open at its end are cut and billed for what they produced.
+   * open at its end end with an error event and are billed for what they produced.
    */
   shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
   tasks: Type.Object({

@@ -80,7 +80,7 @@ async function until(condition: () => boolean, what: string) {
 }
 
 describe("a container stop (SIGTERM to node dist/main.js serve)", () => {
-  it("answers the submit in flight, settles the stream cut at the end of the drain window, and exits 0", async () => {
+  it("answers the submit in flight, ends the stream open at the end of the drain window with an error event and settles it, and exits 0", async () => {
     const databaseUrl = `sqlite:${path.join(dir, "gateway.sqlite")}`;
     await seed(databaseUrl);
     const child = serve(databaseUrl);
@@ -131,23 +131,22 @@ describe("a container stop (SIGTERM to node dist/main.js serve)", () => {
       expect(answer.status).toBe(200);
       expect(await answer.json()).toMatchObject({ code: "success", data: expect.stringMatching(/^task_/) });
 
-      // The stream goes on until the window ends, then its connection is closed.
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          received += new TextDecoder().decode(value);
-        }
-      } catch {
-        // The connection was closed under the reader: the end of the window.
+      // The stream goes on until the window ends, then ends cleanly with an error event saying why.
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        received += new TextDecoder().decode(value);
       }
-      const events = received.split(/\r?\n\r?\n/).filter((e) => e.startsWith("data: ")).length;
-      expect(events).toBeGreaterThan(1);
-      expect(events).toBeLessThan(40);
+      const events = received.split(/\r?\n\r?\n/).filter((e) => e.startsWith("data: "));
+      expect(events.length).toBeGreaterThan(2);
+      expect(events.length).toBeLessThan(40);
+      const last = JSON.parse(events.at(-1)?.slice("data: ".length) ?? "{}");
+      expect(last).toMatchObject({ error: { code: 503, status: "UNAVAILABLE" } });
+      expect(last.error.message).toContain("shutting down");
 
       expect(await exited).toEqual({ code: 0, signal: null });
       expect(stdout).toContain('"shutting down"');
-      expect(stdout).toContain('"drain window over, closing the connections still open"');
+      expect(stdout).toContain('"drain window over, ending the streams and connections still open"');
       expect(stdout).toContain('"msg":"stopped"');
 
       // The cut stream is billed for what it produced: its charge is followed by a settlement.

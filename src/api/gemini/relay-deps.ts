@@ -37,6 +37,7 @@ export function contentRelayDeps(ctx: GatewayContext, log: FastifyBaseLogger): C
       refund: (reference, note) => ctx.ledger.refund(reference, note),
     },
     upstream: { generate: generateContent, openStream: openContentStream },
+    stopping: ctx.stopping,
     logRequest: (row) =>
       ctx.requestLogs.log({
         created_at: unixNow(),
