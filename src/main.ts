@@ -46,7 +46,10 @@ async function serve(args: string[]) {
     );
   }
   const url = await gateway.listen();
-  gateway.ctx.logger.info({ url, role: config.role, store: gateway.ctx.store.dialect }, "gateway listening");
+  const { store } = gateway.ctx;
+  // On SQLite, which driver this runtime got (node:sqlite or better-sqlite3, see docs/operations.md).
+  const sqliteDriver = store.sqlite ? { sqliteDriver: store.sqlite.driver } : {};
+  gateway.ctx.logger.info({ url, role: config.role, store: store.dialect, ...sqliteDriver }, "gateway listening");
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
