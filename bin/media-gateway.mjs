@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Runs the TypeScript entry point through tsx's loader, so `npx media-gateway ...` works from a checkout.
-import { register } from "tsx/esm/api";
+// Runs the compiled gateway (dist/), built by `npm ci` or `npm run build`.
+import { existsSync } from "node:fs";
 
-register();
-await import("../src/main.ts");
+const main = new URL("../dist/main.js", import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write("media-gateway: dist/ is missing: run `npm run build` (npm ci builds it too)\n");
+  process.exit(1);
+}
+await import(main.href);

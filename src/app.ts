@@ -27,6 +27,13 @@ import { installBodyIdleTimeout } from "./net/body-idle-timeout.js";
 import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
 import { ChannelSlots } from "./routing/channel-slots.js";
+import {
+  explainListenFailure,
+  explainPostgresFailure,
+  explainRedisFailure,
+  explainSqliteFailure,
+  startupStep,
+} from "./startup-errors.js";
 import { Channels } from "./store/channels.js";
 import { Charges } from "./store/charges.js";
 import { openStore } from "./store/database.js";
@@ -49,8 +56,12 @@ export interface Gateway {
   generatedAdminKey: string | null;
   /** Listens on config host/port (or the given port) and starts background services. */
   listen(port?: number): Promise<string>;
-  /** Graceful stop: no new requests, in-flight ones finish, workers stop, the store closes. */
-  close(): Promise<void>;
+  /**
+   * Graceful stop: no new requests; in-flight ones finish within `drainMs` (the configured
+   * drain window by default), streams still open then are cut and settled; workers stop, the
+   * store closes.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 export interface GatewayOptions {
@@ -65,9 +76,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   // Charges this instance opened before now were left open by an earlier run.
   const startedAt = Math.floor(Date.now() / 1000);
+  const explainStore = (err: unknown) =>
+    config.databaseUrl.startsWith("sqlite:")
+      ? explainSqliteFailure(err, config)
+      : explainPostgresFailure(err, config.databaseUrl);
   // On SQLite this process becomes the file's only owner; a second gateway is refused here.
-  const store = openStore(config.databaseUrl, { owner: true, busyTimeoutMs: config.sqliteBusyTimeoutMs });
-  await migrateToLatest(store);
+  const store = await startupStep(
+    () => openStore(config.databaseUrl, { owner: true, busyTimeoutMs: config.sqliteBusyTimeoutMs }),
+    explainStore,
+  );
+  await startupStep(() => migrateToLatest(store), explainStore);
   const prices = new PriceBook(store.db);
   await prices.seedDefaults();
   const { hash: adminKeyHash, generated } = await resolveAdminKeyHash(store.db, config.adminKey);
@@ -129,7 +147,12 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const channels = new Channels(store.db);
   const auth = new Authenticator(tokens, users);
   const redisBus =
-    !options.bus && config.redisUrl ? await RedisChangeBus.connect(config.redisUrl, config.redisKeyPrefix) : null;
+    !options.bus && config.redisUrl
+      ? await startupStep(
+          () => RedisChangeBus.connect(config.redisUrl as string, config.redisKeyPrefix),
+          (err) => explainRedisFailure(err, config.redisUrl as string),
+        )
+      : null;
   const bus = options.bus ?? redisBus ?? new LocalChangeBus();
   const services: BackgroundService[] = [];
   let listenUrl = `http://${config.host}:${config.port}`;
@@ -142,6 +165,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const unsubscribe = bus.subscribe(dropCaches);
 
   const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const stopping = new AbortController();
   const ctx: GatewayContext = {
     config,
     store,
@@ -192,6 +216,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       dropCaches(topic);
       await bus.publish(topic);
     },
+    stopping: stopping.signal,
     addService: (service) => {
       services.push(service);
     },
@@ -203,6 +228,25 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     await ctx.announce("channels");
   }
   ctx.addService(new ChannelProbe(channels, announceChannels, config.routing.probeIntervalMs, app.log));
+
+  // Every route handler's promise, so that a stop waits for what a handler still does after its
+  // client is gone (a cut stream settles what it produced) before the store closes.
+  const inFlight = new Set<Promise<unknown>>();
+  app.addHook("onRoute", (route) => {
+    const handler = route.handler;
+    route.handler = function tracked(this: FastifyInstance, request, reply) {
+      const result: unknown = handler.call(this, request, reply);
+      if (result instanceof Promise) {
+        const settled = result.then(
+          () => undefined,
+          () => undefined,
+        );
+        inFlight.add(settled);
+        void settled.then(() => inFlight.delete(settled));
+      }
+      return result;
+    } as typeof handler;
+  });
 
   app.decorateRequest("principal", null);
   app.addHook("onSend", (request, reply, payload, done) => {
@@ -233,7 +277,10 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     chargeReaper,
     generatedAdminKey: generated,
     async listen(port?: number) {
-      const address = await app.listen({ host: config.host, port: port ?? config.port });
+      const address = await startupStep(
+        () => app.listen({ host: config.host, port: port ?? config.port }),
+        (err) => explainListenFailure(err, config.host, port ?? config.port),
+      );
       listenUrl = address.replace("[::1]", "localhost");
       requestLogs.start();
       ctx.health.start();
@@ -245,8 +292,30 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       }
       return listenUrl;
     },
-    async close() {
-      await app.close();
+    async close(drainMs = config.shutdownGraceMs) {
+      const closing = app.close();
+      let timer: NodeJS.Timeout | undefined;
+      const windowEnded = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), drainMs);
+      });
+      if (await Promise.race([closing.then(() => false), windowEnded])) {
+        // The drain window is over: streams still open end with an error event and settle what
+        // they produced; then every connection still open is closed.
+        app.log.warn({ drainMs }, "drain window over, ending the streams and connections still open");
+        stopping.abort();
+        let settleTimer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.all(inFlight),
+          new Promise((resolve) => {
+            settleTimer = setTimeout(resolve, 5000);
+          }),
+        ]);
+        clearTimeout(settleTimer);
+        app.server.closeAllConnections();
+      }
+      clearTimeout(timer);
+      await closing;
+      await Promise.all(inFlight);
       await requestLogs.stop();
       await ctx.health.stop();
       if (started) await Promise.all(services.map((s) => s.stop()));

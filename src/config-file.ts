@@ -4,89 +4,14 @@ import { type TSchema, TypeGuard } from "@sinclair/typebox";
 import { sql } from "kysely";
 import { parse as parseYaml } from "yaml";
 import { type Config, ConfigError, type ConfigOverrides, ConfigSchema, loadConfig } from "./config.js";
+import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
 import { Channels, type ChannelType } from "./store/channels.js";
 import type { Store } from "./store/database.js";
 import { PriceBook } from "./store/prices.js";
 
 type Env = Record<string, string | undefined>;
 
-/**
- * The environment variable behind each setting the file may also set (a new setting in
- * `config.ts` needs its line here; a test checks that none is missing). The environment wins over
- * the file (flags > environment > file > defaults), so a file can be shared by instances that each
- * get their own PORT or ROLE.
- */
-export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
-  port: "PORT",
-  host: "HOST",
-  dataDir: "DATA_DIR",
-  sqliteBusyTimeoutMs: "SQLITE_BUSY_TIMEOUT_MS",
-  quotaPerUnit: "QUOTA_PER_UNIT",
-  publicBaseUrl: "PUBLIC_BASE_URL",
-  logLevel: "LOG_LEVEL",
-  bodyLimitBytes: "BODY_LIMIT_BYTES",
-  trustProxy: "TRUST_PROXY",
-  "bodies.content.maxBytes": "BODY_CONTENT_MAX_BYTES",
-  "bodies.content.maxDepth": "BODY_CONTENT_MAX_DEPTH",
-  "bodies.images.maxBytes": "BODY_IMAGES_MAX_BYTES",
-  "bodies.images.maxDepth": "BODY_IMAGES_MAX_DEPTH",
-  "bodies.tasks.maxBytes": "BODY_TASKS_MAX_BYTES",
-  "bodies.tasks.maxDepth": "BODY_TASKS_MAX_DEPTH",
-  "bodies.admin.maxBytes": "BODY_ADMIN_MAX_BYTES",
-  "bodies.admin.maxDepth": "BODY_ADMIN_MAX_DEPTH",
-  "http.headersTimeoutMs": "HTTP_HEADERS_TIMEOUT_MS",
-  "http.requestTimeoutMs": "HTTP_REQUEST_TIMEOUT_MS",
-  "http.bodyIdleTimeoutMs": "HTTP_BODY_IDLE_TIMEOUT_MS",
-  "http.keepAliveTimeoutMs": "HTTP_KEEP_ALIVE_TIMEOUT_MS",
-  "http.checkIntervalMs": "HTTP_CHECK_INTERVAL_MS",
-  role: "ROLE",
-  instanceName: "INSTANCE_NAME",
-  "charges.openMs": "CHARGE_OPEN_MS",
-  "charges.reapIntervalMs": "CHARGE_REAP_INTERVAL_MS",
-  "charges.usageRecordMs": "CHARGE_USAGE_RECORD_MS",
-  "tasks.timeoutSeconds": "TASK_TIMEOUT_SECONDS",
-  "tasks.pollIntervalMs": "TASK_POLL_INTERVAL_MS",
-  "tasks.maxPollIntervalMs": "TASK_MAX_POLL_INTERVAL_MS",
-  "tasks.leaseMs": "TASK_LEASE_MS",
-  "tasks.workerTickMs": "TASK_WORKER_TICK_MS",
-  "tasks.unsentGraceMs": "TASK_UNSENT_GRACE_MS",
-  "tasks.maxBatchFetchIds": "TASK_MAX_BATCH_FETCH_IDS",
-  "tasks.enabledActions": "TASK_ENABLED_ACTIONS",
-  "images.allowPrivateUrls": "IMAGE_ALLOW_PRIVATE_URLS",
-  "images.maxImageBytes": "IMAGE_MAX_BYTES",
-  "images.fetchTimeoutMs": "IMAGE_FETCH_TIMEOUT_MS",
-  "images.fetchMaxBytesPerRequest": "IMAGE_FETCH_MAX_BYTES_PER_REQUEST",
-  "images.fetchMaxBytesInFlight": "IMAGE_FETCH_MAX_BYTES_IN_FLIGHT",
-  "idempotency.leaseMs": "IDEMPOTENCY_LEASE_MS",
-  "idempotency.waitMs": "IDEMPOTENCY_WAIT_MS",
-  "content.defaultMaxOutputTokens": "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS",
-  "content.defaultMaxInputTokens": "CONTENT_DEFAULT_MAX_INPUT_TOKENS",
-  "content.defaultMaxThinkingTokens": "CONTENT_DEFAULT_MAX_THINKING_TOKENS",
-  "routing.maxAttempts": "ROUTING_MAX_ATTEMPTS",
-  "routing.disableAfterFailures": "ROUTING_DISABLE_AFTER_FAILURES",
-  "routing.disableMinUsers": "ROUTING_DISABLE_MIN_USERS",
-  "routing.failureWindowMs": "ROUTING_FAILURE_WINDOW_MS",
-  "routing.slotWaitMs": "ROUTING_SLOT_WAIT_MS",
-  "routing.probeIntervalMs": "ROUTING_PROBE_INTERVAL_MS",
-  "limits.requestsPerMinute": "LIMIT_REQUESTS_PER_MINUTE",
-  "limits.tasksInFlightPerUser": "LIMIT_TASKS_IN_FLIGHT_PER_USER",
-  "limits.authFailuresPerMinute": "LIMIT_AUTH_FAILURES_PER_MINUTE",
-  redisKeyPrefix: "REDIS_KEY_PREFIX",
-  "webhooks.allowPrivateUrls": "WEBHOOK_ALLOW_PRIVATE_URLS",
-  "webhooks.tickMs": "WEBHOOK_TICK_MS",
-  "webhooks.retryBaseMs": "WEBHOOK_RETRY_BASE_MS",
-  "webhooks.maxAgeSeconds": "WEBHOOK_MAX_AGE_SECONDS",
-  "webhooks.timeoutMs": "WEBHOOK_TIMEOUT_MS",
-  metricsPublic: "METRICS_PUBLIC",
-};
-
-/** Settings read from the environment only: they hold secrets. */
-export const SECRET_SETTINGS: Readonly<Record<string, string>> = {
-  databaseUrl: "DATABASE_URL",
-  redisUrl: "REDIS_URL",
-  adminKey: "ADMIN_KEY",
-  metricsKey: "METRICS_KEY",
-};
+export { ENV_OF_SETTING, SECRET_SETTINGS };
 
 /** Lists the file alone sets (there is no environment variable for them). */
 export const FILE_ONLY_SETTINGS = ["prices", "groupRatios", "channels"] as const;

@@ -1,7 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { Value, type ValueError } from "@sinclair/typebox/value";
+import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
 import { badProxyEntry, TRUST_ALL_REFUSED, trustProxySetting } from "./config-trust-proxy.js";
 import { CHANNEL_TYPES } from "./store/channels.js";
 
@@ -135,6 +136,11 @@ export const ConfigSchema = Type.Object({
     /** Least time between two records of a stream's usage on its open charge (ms). */
     usageRecordMs: Type.Integer({ minimum: 10 }),
   }),
+  /**
+   * The drain window after SIGTERM (ms): in-flight requests may finish within it; streams still
+   * open at its end end with an error event and are billed for what they produced.
+   */
+  shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
   tasks: Type.Object({
     /** A task still unfinished this long after submit ends as FAILURE and is refunded. */
     timeoutSeconds: Type.Integer({ minimum: 1 }),
@@ -240,7 +246,8 @@ export class ConfigError extends Error {
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  if (!/^-?\d+$/.test(raw.trim()))
+    throw new ConfigError(`invalid setting ${name}: must be a whole number (got "${raw}")`);
   return Number(raw);
 }
 
@@ -249,7 +256,7 @@ function boolFrom(env: Env, name: string, fallback: boolean): boolean {
   if (raw === undefined || raw === "") return fallback;
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  throw new ConfigError(`invalid setting ${name}: must be true or false (got "${raw}")`);
 }
 
 function trustProxyFrom(raw: string | undefined): false | number | string {
@@ -306,6 +313,7 @@ export function defaultConfig(env: Env = process.env): Config {
       reapIntervalMs: intFrom(env, "CHARGE_REAP_INTERVAL_MS", 5_000),
       usageRecordMs: intFrom(env, "CHARGE_USAGE_RECORD_MS", 1_000),
     },
+    shutdownGraceMs: intFrom(env, "SHUTDOWN_GRACE_MS", 25_000),
     tasks: {
       timeoutSeconds: intFrom(env, "TASK_TIMEOUT_SECONDS", 1800),
       pollIntervalMs: intFrom(env, "TASK_POLL_INTERVAL_MS", 2000),
@@ -411,6 +419,23 @@ function uniqueNames(names: string[], list: string, field: string): void {
   }
 }
 
+/** What a setting must be, in words an operator can act on. */
+function expected(setting: string, error: ValueError): string {
+  if (setting === "adminKey" || setting === "metricsKey") {
+    const unset = setting === "adminKey" ? ", or leave ADMIN_KEY unset to have one generated on the first start" : "";
+    return `must be at least 16 characters: set a longer key (for example openssl rand -hex 24)${unset}`;
+  }
+  const schema = error.schema as { anyOf?: { const?: unknown }[]; type?: string; minimum?: number; maximum?: number };
+  const literals = schema.anyOf?.map((s) => s.const).filter((v) => v !== undefined);
+  if (literals && literals.length > 0 && literals.length === schema.anyOf?.length) {
+    return `must be one of ${literals.join(", ")}`;
+  }
+  if (schema.type === "integer" && schema.minimum !== undefined && schema.maximum !== undefined) {
+    return `must be a whole number from ${schema.minimum} to ${schema.maximum}`;
+  }
+  return error.message;
+}
+
 /** Builds and validates the configuration; throws a ConfigError naming the bad setting. */
 export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides): Config {
   const config = merge(defaultConfig(env), overrides);
@@ -424,7 +449,9 @@ export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides):
     const got = /^(adminKey|metricsKey|databaseUrl|redisUrl)$|\.key$/.test(setting)
       ? ""
       : ` (got ${JSON.stringify(first.value)})`;
-    throw new ConfigError(`invalid setting "${setting}": ${first.message}${got}`);
+    const variable = ENV_OF_SETTING[setting] ?? SECRET_SETTINGS[setting];
+    const named = variable ? `"${setting}" (${variable})` : `"${setting}"`;
+    throw new ConfigError(`invalid setting ${named}: ${expected(setting, first)}${got}`);
   }
   config.channels = config.channels.map((c, i) => ({ ...c, key: c.key ?? channelKey(env, c, i) }));
   uniqueNames(

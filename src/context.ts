@@ -50,6 +50,8 @@ export interface GatewayContext {
   publicBaseUrl(): string;
   /** Announces a change of operator data: local caches and other instances drop it. */
   announce(topic: ChangeTopic): Promise<void>;
+  /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
+  stopping: AbortSignal;
   /** Registers a background service; it starts with the gateway when its role runs workers. */
   addService(service: BackgroundService): void;
 }

@@ -23,6 +23,8 @@ export interface Demo {
   simulator: Simulator;
   url: string;
   token: string;
+  /** The admin key of this demo's gateway. */
+  adminKey: string;
   /** Ready-to-paste commands, one per endpoint. */
   commands: string[];
   stop(): Promise<void>;
@@ -30,8 +32,15 @@ export interface Demo {
 
 const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
-function curl(method: string, url: string, headers: Record<string, string>, body?: unknown): string {
-  const parts = ["curl -sS", method === "GET" ? "" : `-X ${method}`, q(url)];
+/** A curl line; a stream gets `-N`, so that events show as they arrive instead of when curl's buffer fills. */
+function curl(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body?: unknown,
+  options: { stream?: boolean } = {},
+): string {
+  const parts = ["curl -sS", options.stream ? "-N" : "", method === "GET" ? "" : `-X ${method}`, q(url)];
   for (const [k, v] of Object.entries(headers)) parts.push(`-H ${q(`${k}: ${v}`)}`);
   if (body !== undefined) parts.push(`-H ${q("Content-Type: application/json")}`, `-d ${q(JSON.stringify(body))}`);
   return parts.filter(Boolean).join(" ");
@@ -50,11 +59,12 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
     taskRelay: { completeAfterMs: 5000 },
     generateRecord: { completeAfterMs: 5000 },
   });
+  const adminKey = newAdminKey();
   const config = loadConfig(process.env, {
     dataDir,
     databaseUrl: `sqlite:${path.join(dataDir, "gateway.sqlite")}`,
     port: options.port,
-    adminKey: newAdminKey(),
+    adminKey,
     redisUrl: null,
     logLevel: (process.env.LOG_LEVEL as "info" | undefined) ?? "warn",
     tasks: { pollIntervalMs: 500, workerTickMs: 100 },
@@ -106,13 +116,16 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
       `${url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
       { "x-goog-api-key": token },
       content,
+      { stream: true },
     ),
+    curl("GET", `${url}/api/admin/users`, { Authorization: `Bearer ${adminKey}` }),
   ];
   return {
     gateway,
     simulator,
     url,
     token,
+    adminKey,
     commands,
     async stop() {
       await gateway.close();
@@ -129,6 +142,7 @@ export async function runDemo(port: number | undefined): Promise<void> {
   out();
   out(`media-gateway demo: gateway ${demo.url}, simulated upstreams ${demo.simulator.url}`);
   out(`token: ${demo.token}`);
+  out(`admin key: ${demo.adminKey}`);
   out("(a fresh SQLite store in a temporary folder, removed on exit; tasks finish about 5 s after submit)");
   out();
   for (const command of demo.commands) out(command);

@@ -84,6 +84,11 @@ export const ERRORS = {
     code: "busy",
     message: "The gateway is busy; retry shortly.",
   },
+  GW_ERR_SHUTTING_DOWN: {
+    status: 503,
+    code: "shutting_down",
+    message: "The gateway is shutting down: the answer was cut at the end of its drain window.",
+  },
   GW_ERR_UPSTREAM_TIMEOUT: { status: 504, code: "upstream_timeout", message: "The upstream timed out." },
 } as const satisfies Record<string, { status: number; code: string; message: string }>;
 

@@ -3,8 +3,7 @@ import { buildGateway } from "./app.js";
 import { runAdminCommand } from "./cli/admin.js";
 import { ConfigError, type ConfigOverrides, loadConfig } from "./config.js";
 import { configFilePath, loadConfigWithFile } from "./config-file.js";
-import { runDemo } from "./demo.js";
-import { startSimulator } from "./simulator/server.js";
+import { StartupError } from "./startup-errors.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
 import { StoreOwnedError } from "./store/owner-lock.js";
@@ -25,6 +24,13 @@ function configure(flag: string | undefined, overrides: ConfigOverrides = {}) {
   return file ? loadConfigWithFile(file, process.env, overrides) : loadConfig(process.env, overrides);
 }
 
+/** `--port N`: a whole number, checked like PORT (a word would otherwise become NaN). */
+function portFlag(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new ConfigError(`invalid flag --port: must be a whole number (got "${value}")`);
+  return Number(value);
+}
+
 async function serve(args: string[]) {
   const { values } = parseArgs({
     args,
@@ -32,7 +38,7 @@ async function serve(args: string[]) {
   });
   const config = configure(values.config, {
     role: values.role as "all" | "api" | "worker" | undefined,
-    port: values.port === undefined ? undefined : Number(values.port),
+    port: portFlag(values.port),
   });
   const gateway = await buildGateway(config);
   if (gateway.generatedAdminKey) {
@@ -42,15 +48,24 @@ async function serve(args: string[]) {
     );
   }
   const url = await gateway.listen();
-  gateway.ctx.logger.info({ url, role: config.role, store: gateway.ctx.store.dialect }, "gateway listening");
+  const { store } = gateway.ctx;
+  // On SQLite, which driver this runtime got (node:sqlite or better-sqlite3, see docs/operations.md).
+  const sqliteDriver = store.sqlite ? { sqliteDriver: store.sqlite.driver } : {};
+  gateway.ctx.logger.info({ url, role: config.role, store: store.dialect, ...sqliteDriver }, "gateway listening");
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    gateway.ctx.logger.info({ signal }, "shutting down");
-    const force = setTimeout(() => process.exit(1), 30_000);
+    const drainMs = config.shutdownGraceMs;
+    gateway.ctx.logger.info({ signal, drainMs }, "shutting down");
+    // Past the drain window and the store's own close, something is stuck: stop regardless.
+    const force = setTimeout(() => {
+      gateway.ctx.logger.error("shutdown did not complete, exiting");
+      process.exit(1);
+    }, drainMs + 10_000);
     force.unref();
-    await gateway.close();
+    await gateway.close(drainMs);
+    gateway.ctx.logger.info("stopped");
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
@@ -62,6 +77,8 @@ async function simulate(args: string[]) {
     args,
     options: { port: { type: "string" }, seed: { type: "string" }, host: { type: "string" } },
   });
+  // Loaded on demand: the production image ships without the simulator and the demo.
+  const { startSimulator } = await import("./simulator/server.js");
   const sim = await startSimulator({
     port: values.port === undefined ? 4000 : Number(values.port),
     host: values.host ?? "127.0.0.1",
@@ -100,6 +117,7 @@ async function main(argv: string[]) {
     case "demo": {
       const { values } = parseArgs({ args: rest, options: { port: { type: "string" } } });
       const port = values.port ?? process.env.PORT;
+      const { runDemo } = await import("./demo.js");
       return runDemo(port === undefined || port === "" ? 3000 : Number(port));
     }
     case "help":
@@ -114,12 +132,17 @@ async function main(argv: string[]) {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    process.stderr.write(`configuration error: ${err.message}\n`);
-  } else if (err instanceof StoreOwnedError) {
-    process.stderr.write(`cannot start: ${err.message}\n`);
-  } else {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  // One line an operator can act on; the stack and the library's own error with LOG_LEVEL=debug.
+  const debug = /^(debug|trace)$/.test(process.env.LOG_LEVEL ?? "");
+  const message = err instanceof Error ? err.message : String(err);
+  const kind = err instanceof ConfigError ? "configuration error" : "cannot start";
+  const hint =
+    err instanceof ConfigError || err instanceof StartupError || err instanceof StoreOwnedError || debug
+      ? ""
+      : " (LOG_LEVEL=debug shows more)";
+  process.stderr.write(`media-gateway: ${kind}: ${message.replace(/\s*\n\s*/g, " ")}${hint}\n`);
+  if (debug) {
+    for (let e: unknown = err; e instanceof Error; e = e.cause) process.stderr.write(`${e.stack ?? e.message}\n`);
   }
   process.exit(1);
 });

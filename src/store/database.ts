@@ -1,11 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
-import SQLite from "better-sqlite3";
 import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect } from "kysely";
 import pg from "pg";
 import { GroupCommit } from "./group-commit.js";
 import { lockSqliteStore, type OwnerLock } from "./owner-lock.js";
 import type { Database } from "./schema.js";
+import { openSqlite, type SqliteConnection, type SqliteStatement } from "./sqlite-connection.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -15,7 +15,7 @@ export interface Store {
   dialect: Dialect;
   close(): Promise<void>;
   /** The SQLite handle itself (SQLite only), for the ledger's synchronous fast path. */
-  sqlite?: SQLite.Database;
+  sqlite?: SqliteConnection;
   /**
    * SQLite only: stand-alone writes (ledger operations, request-log rows) asked for in one turn
    * of the event loop share one transaction (see GroupCommit).
@@ -48,12 +48,12 @@ const CHECKPOINT_INTERVAL_MS = 100;
 const MAIN_CHECKPOINT_PAGES = 4000;
 
 /**
- * better-sqlite3 behind Kysely, with prepared statements kept per SQL text: Kysely prepares every
+ * The SQLite connection behind Kysely, with prepared statements kept per SQL text: Kysely prepares every
  * query anew, and preparing costs more than running most of the gateway's statements. Kysely
  * runs one query at a time on this connection, so a cached statement is never used twice at once.
  */
-function cachingSqlite(db: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
+function cachingSqlite(db: SqliteConnection): SqliteDatabase {
+  const cache = new Map<string, SqliteStatement>();
   return {
     close: () => db.close(),
     prepare(sql: string) {
@@ -90,9 +90,10 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     const file = databaseUrl.slice("sqlite:".length);
     if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const lock: OwnerLock | null = options.owner && file !== ":memory:" ? lockSqliteStore(path.resolve(file)) : null;
-    let sqlite: SQLite.Database;
+    let sqlite: SqliteConnection;
     try {
-      sqlite = new SQLite(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS });
+      sqlite = openSqlite(file);
+      sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
     } catch (err) {
       lock?.release();
       throw err;

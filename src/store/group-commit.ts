@@ -1,4 +1,4 @@
-import type SQLite from "better-sqlite3";
+import type { SqliteConnection } from "./sqlite-connection.js";
 
 interface Pending {
   run: () => unknown;
@@ -30,7 +30,7 @@ export class GroupCommit {
    *   the query builder is open around the batch.
    */
   constructor(
-    db: SQLite.Database,
+    db: SqliteConnection,
     private readonly hold: (fn: () => void) => Promise<void>,
   ) {
     this.runBatch = db.transaction((ops: Pending[]) => {
@@ -48,7 +48,7 @@ export class GroupCommit {
   }
 
   /**
-   * Queues `operation` (a better-sqlite3 transaction function, so that it nests as a savepoint)
+   * Queues `operation` (a transaction function of the connection, so that it nests as a savepoint)
    * and resolves with its result once the batch that ran it is committed.
    */
   run<T>(operation: () => T): Promise<T> {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import SQLite from "better-sqlite3";
+import { isStoreBusy } from "./busy.js";
+import { openSqlite, type SqliteConnection } from "./sqlite-connection.js";
 
 /** Another live process serves from this SQLite file. */
 export class StoreOwnedError extends Error {
@@ -20,13 +21,7 @@ export interface OwnerLock {
   release(): void;
 }
 
-function isBusy(err: unknown): boolean {
-  return (
-    typeof (err as { code?: unknown })?.code === "string" && (err as { code: string }).code.startsWith("SQLITE_BUSY")
-  );
-}
-
-function ownerPid(db: SQLite.Database): number | null {
+function ownerPid(db: SqliteConnection): number | null {
   try {
     const row = db.prepare("select pid from owner").get() as { pid: number } | undefined;
     return row ? Number(row.pid) : null;
@@ -46,16 +41,17 @@ function ownerPid(db: SQLite.Database): number | null {
  */
 export function lockSqliteStore(file: string): OwnerLock {
   const path = `${file}.lock`;
-  const db = new SQLite(path, { timeout: 0 });
+  const db = openSqlite(path);
   const token = randomUUID();
   try {
+    db.pragma("busy_timeout = 0");
     db.pragma("journal_mode = DELETE");
     // A process that slips in between the two steps below makes this one go round again.
     for (let round = 0; round < 5; round++) {
       try {
         db.exec("begin immediate");
       } catch (err) {
-        if (!isBusy(err)) throw err;
+        if (!isStoreBusy(err)) throw err;
         throw new StoreOwnedError(file, ownerPid(db));
       }
       db.exec("create table if not exists owner (pid integer not null, token text not null, since integer not null)");
@@ -66,7 +62,7 @@ export function lockSqliteStore(file: string): OwnerLock {
       try {
         db.exec("begin immediate");
       } catch (err) {
-        if (!isBusy(err)) throw err;
+        if (!isStoreBusy(err)) throw err;
         continue;
       }
       const row = db.prepare("select token from owner").get() as { token: string } | undefined;

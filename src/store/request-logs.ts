@@ -1,9 +1,9 @@
-import type SQLite from "better-sqlite3";
 import type { Insertable, Kysely } from "kysely";
 import type { BackgroundService } from "../background-service.js";
 import type { Store } from "./database.js";
 import type { GroupCommit } from "./group-commit.js";
 import type { Database, RequestLogsTable } from "./schema.js";
+import type { SqliteConnection } from "./sqlite-connection.js";
 
 export type RequestLogEntry = Insertable<RequestLogsTable>;
 
@@ -31,7 +31,7 @@ const COLUMNS = [
 ] as const;
 
 /** One prepared single-row insert per row, in the store's next group commit. */
-function sqliteInsert(sqlite: SQLite.Database, commits: GroupCommit): RequestLogInsert {
+function sqliteInsert(sqlite: SqliteConnection, commits: GroupCommit): RequestLogInsert {
   let insertAll: ((rows: RequestLogEntry[]) => void) | null = null;
   const prepare = () => {
     const insert = sqlite.prepare(

@@ -1,4 +1,3 @@
-import type SQLite from "better-sqlite3";
 import { unixNow } from "../core/ids.js";
 import {
   type ClosingRow,
@@ -9,6 +8,7 @@ import {
   settleRow,
 } from "../core/ledger/charge-rules.js";
 import { GatewayError } from "../errors.js";
+import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
 
 /** A charge as both ledger paths open it. */
 export interface OpenChargeInput {
@@ -40,23 +40,23 @@ export const NOT_APPLIED: ClosingOutcome = { applied: false, amount: 0, uncollec
  * the store's only connection while one runs (see `Ledger`), so nothing interleaves with it.
  */
 export class SqliteLedger {
-  private readonly chargeUser: SQLite.Statement;
-  private readonly chargeToken: SQLite.Statement;
-  private readonly insertCharge: SQLite.Statement;
-  private readonly insertOpen: SQLite.Statement;
-  private readonly closeOpen: SQLite.Statement;
-  private readonly markUncollected: SQLite.Statement;
-  private readonly insertClosing: SQLite.Statement;
-  private readonly userRoom: SQLite.Statement;
-  private readonly tokenRoom: SQLite.Statement;
-  private readonly moveUser: SQLite.Statement;
-  private readonly moveToken: SQLite.Statement;
-  private readonly noteSeen: SQLite.Statement;
+  private readonly chargeUser: SqliteStatement;
+  private readonly chargeToken: SqliteStatement;
+  private readonly insertCharge: SqliteStatement;
+  private readonly insertOpen: SqliteStatement;
+  private readonly closeOpen: SqliteStatement;
+  private readonly markUncollected: SqliteStatement;
+  private readonly insertClosing: SqliteStatement;
+  private readonly userRoom: SqliteStatement;
+  private readonly tokenRoom: SqliteStatement;
+  private readonly moveUser: SqliteStatement;
+  private readonly moveToken: SqliteStatement;
+  private readonly noteSeen: SqliteStatement;
   readonly charge: (input: OpenChargeInput) => void;
   readonly refund: (reference: string, note: string) => ClosingOutcome;
   readonly settle: (reference: string, actual: number, note: string) => ClosingOutcome;
 
-  constructor(readonly db: SQLite.Database) {
+  constructor(readonly db: SqliteConnection) {
     this.chargeUser = db.prepare(
       "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota + credit_line >= ?",
     );

@@ -1,31 +1,6 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-
-/**
- * The worker's code, plain CommonJS so that it runs the same under every loader (tsx, the test
- * runner, compiled JavaScript): its own connection to the database, a PASSIVE checkpoint every
- * interval, the outcome posted back.
- */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma("synchronous = NORMAL");
-const timer = setInterval(() => {
-  try {
-    const [row] = db.pragma("wal_checkpoint(PASSIVE)");
-    parentPort.postMessage({ kind: "round", busy: row.busy, log: row.log, checkpointed: row.checkpointed });
-  } catch (err) {
-    parentPort.postMessage({ kind: "error", message: String(err && err.message ? err.message : err) });
-  }
-}, workerData.intervalMs);
-parentPort.on("message", (message) => {
-  if (message !== "stop") return;
-  clearInterval(timer);
-  db.close();
-  parentPort.postMessage({ kind: "stopped" });
-});
-`;
+import { sqliteDriverName } from "./sqlite-connection.js";
 
 /** The last round's figures, in write-ahead-log frames (pages). */
 export interface CheckpointRound {
@@ -53,8 +28,11 @@ export class WalCheckpointer {
   lastError: string | null = null;
 
   constructor(file: string, intervalMs: number) {
-    const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, intervalMs } });
+    const name = sqliteDriverName();
+    const driver = name === "node:sqlite" ? name : createRequire(import.meta.url).resolve("better-sqlite3");
+    this.worker = new Worker(new URL("./wal-checkpoint-worker.js", import.meta.url), {
+      workerData: { driver, file, intervalMs },
+    });
     this.worker.on("message", (message: { kind: string; message?: string } & CheckpointRound) => {
       if (message.kind === "round") {
         this.last = { busy: message.busy, log: message.log, checkpointed: message.checkpointed };
@@ -81,9 +59,6 @@ export class WalCheckpointer {
       // Until it has answered, the worker keeps the process alive.
       this.worker.ref();
       this.worker.once("exit", done);
-      this.worker.on("message", (message: { kind: string }) => {
-        if (message.kind === "stopped") void this.worker.terminate().then(done, done);
-      });
       try {
         this.worker.postMessage("stop");
       } catch {

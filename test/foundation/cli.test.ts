@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(os.tmpdir(), "mg-cli-"));
 const env = { ...process.env, DATA_DIR: dir, DATABASE_URL: "", ADMIN_KEY: "", LOG_LEVEL: "warn" };
-const cli = (...args: string[]) => run("node", ["bin/media-gateway.mjs", ...args], { env, cwd: process.cwd() });
+const cli = (...args: string[]) =>
+  run(process.execPath, ["bin/media-gateway.mjs", ...args], { env, cwd: process.cwd() });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -65,7 +66,7 @@ describe("command line", () => {
   });
 
   it("serves, prints a generated admin key once, and stops cleanly on SIGTERM", async () => {
-    const child = spawn("node", ["bin/media-gateway.mjs", "serve", "--port", "0"], {
+    const child = spawn(process.execPath, ["bin/media-gateway.mjs", "serve", "--port", "0"], {
       env: { ...env, DATA_DIR: path.join(dir, "serve"), LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "pipe"],
     });

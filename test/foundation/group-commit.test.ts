@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import SQLite from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GroupCommit } from "../../src/store/group-commit.js";
+import { openSqlite, type SqliteConnection } from "../../src/store/sqlite-connection.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 describe("group commit on SQLite: the mechanism", () => {
   let dir: string;
-  let db: SQLite.Database;
+  let db: SqliteConnection;
   let commits: GroupCommit;
   let batches: number;
 
@@ -19,7 +19,7 @@ describe("group commit on SQLite: the mechanism", () => {
   afterEach(() => db?.close());
 
   function open(name: string) {
-    db = new SQLite(path.join(dir, name));
+    db = openSqlite(path.join(dir, name));
     db.pragma("journal_mode = WAL");
     db.exec("create table items (name text primary key, amount integer not null)");
     batches = 0;
@@ -55,7 +55,7 @@ describe("group commit on SQLite: the mechanism", () => {
   it("answers a caller only once its operation is committed: another connection already sees it", async () => {
     open("committed.sqlite");
     await commits.run(insert("seen", 1));
-    const other = new SQLite(path.join(dir, "committed.sqlite"), { readonly: true });
+    const other = openSqlite(path.join(dir, "committed.sqlite"), { readonly: true });
     try {
       expect(other.prepare("select count(*) as n from items where name = 'seen'").get()).toEqual({ n: 1 });
     } finally {

@@ -7,9 +7,9 @@ import type { StoreKind } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const TSX = path.join(ROOT, "node_modules", ".bin", "tsx");
+const MAIN = path.join(ROOT, "dist", "main.js");
 const ADMIN_KEY = "cli-admin-key-0123456789abcdef";
-/** Each case starts a whole process that compiles the sources first: slow on a busy machine. */
+/** Each case starts a whole process: slow on a busy machine. */
 const PROCESS_TIMEOUT = { timeout: 120_000 };
 
 let dir: string;
@@ -25,7 +25,7 @@ function serve(args: string[], env: Record<string, string>): ChildProcess {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|CONFIG_FILE|PORT|DATA_DIR|ADMIN_KEY)$/.test(k)),
   );
-  return spawn(TSX, ["src/main.ts", "serve", ...args], {
+  return spawn(process.execPath, [MAIN, "serve", ...args], {
     cwd: ROOT,
     env: { ...clean, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -30,7 +30,7 @@ function curlToRequest(line: string) {
 
 describe("demo", () => {
   it("starts in one command and every printed curl line succeeds with the printed token", async () => {
-    const child = spawn("node", ["bin/media-gateway.mjs", "demo", "--port", "0"], {
+    const child = spawn(process.execPath, ["bin/media-gateway.mjs", "demo", "--port", "0"], {
       env: { ...process.env, LOG_LEVEL: "warn", DATABASE_URL: "", REDIS_URL: "" },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -58,21 +58,27 @@ describe("demo", () => {
       });
       const token = /token: (sk-\S+)/.exec(out)?.[1];
       expect(token).toMatch(/^sk-[0-9A-Za-z]{48}$/);
+      const adminKey = /admin key: (adm-\S+)/.exec(out)?.[1];
+      expect(adminKey).toMatch(/^adm-[0-9A-Za-z]{48}$/);
       const lines = out.split("\n").filter((l) => l.startsWith("curl "));
       // Task submit and fetch for both families, images, content and a stream.
       expect(lines.length).toBeGreaterThanOrEqual(8);
       const covered = new Set<string>();
       for (const line of lines) {
-        expect(line).toContain(token as string);
+        const path = new URL(curlToRequest(line).url).pathname;
+        expect(line).toContain(path.startsWith("/api/admin/") ? (adminKey as string) : (token as string));
         const req = curlToRequest(line);
         const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
         const text = await res.text();
         expect(res.status, `${line}\n${text}`).toBe(200);
-        const path = new URL(req.url).pathname;
         covered.add(path.replace(/task_\w+/, "{id}"));
         if (path.endsWith(":streamGenerateContent")) {
+          // -N: curl shows each event as it arrives.
+          expect(line).toMatch(/^curl -sS -N /);
           expect(res.headers.get("content-type")).toContain("text/event-stream");
           expect(text).toMatch(/^data: \{/);
+        } else if (path === "/api/admin/users") {
+          expect(text).toContain('"demo"');
         } else if (path.startsWith("/audio")) {
           expect(JSON.parse(text).code).toBe("success");
         } else if (path === "/v1/images/generations") {
@@ -93,6 +99,7 @@ describe("demo", () => {
           "/v1/images/generations",
           "/v1beta/models/gemini-2.5-flash:generateContent",
           "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+          "/api/admin/users",
         ]),
       );
     } finally {

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import SQLite from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/server.js";
 import { openStore } from "../../src/store/database.js";
 import { StoreOwnedError } from "../../src/store/owner-lock.js";
+import { openSqlite, type SqliteConnection } from "../../src/store/sqlite-connection.js";
 import { startTestGateway } from "../support/gateway.js";
 
 const run = promisify(execFile);
@@ -117,7 +117,7 @@ describe("a busy SQLite file", () => {
   it("answers 503 with Retry-After in the surface's shape, never a 500, while another process holds the write lock", async () => {
     const sim = await startSimulator({ keys: ["sim-key"], gemini: { text: {} } });
     const gw = await startTestGateway("sqlite", { sqliteBusyTimeoutMs: 20 });
-    let other: SQLite.Database | null = null;
+    let other: SqliteConnection | null = null;
     try {
       await gw.createChannel({
         type: "gemini",
@@ -129,7 +129,7 @@ describe("a busy SQLite file", () => {
       const before = await gw.balance(userId);
 
       // Another process (an admin command, a backup tool) holds the write lock for longer than the wait.
-      other = new SQLite(path.join(gw.dataDir, "gateway.sqlite"));
+      other = openSqlite(path.join(gw.dataDir, "gateway.sqlite"));
       other.exec("begin immediate");
 
       const topup = await gw.admin("POST", `/users/${userId}/topup`, { amount: 5 });

@@ -44,6 +44,7 @@ export function contentRelayDeps(ctx: GatewayContext, log: FastifyBaseLogger): C
       noteUsage: (reference, seen, closeBy) => ctx.ledger.noteUsage(reference, seen, closeBy),
     },
     upstream: { generate: generateContent, openStream: openContentStream },
+    stopping: ctx.stopping,
     logRequest: (row) =>
       ctx.requestLogs.log({
         created_at: unixNow(),

@@ -104,6 +104,11 @@ export interface ContentRelayDeps<C extends ContentChannel> {
     error(obj: object, msg: string): void;
   };
   now?: () => number;
+  /**
+   * Aborted when the gateway stops and its drain window is over: a stream still open ends with
+   * an error event and is billed for what it produced.
+   */
+  stopping?: AbortSignal;
 }
 
 /** Where a streamed answer goes: the client connection, in the format it asked for. */

@@ -184,7 +184,8 @@ export async function streamContentCall<C extends ContentChannel>(
           // The channel's slot is held for the whole stream, not only until its first chunk.
           const release = await deps.channels.acquire(ch);
           try {
-            const stream = await deps.upstream.openStream(ch, upstreamModelFor(ch, call.model), call.body, call.signal);
+            const signal = deps.stopping ? AbortSignal.any([call.signal, deps.stopping]) : call.signal;
+            const stream = await deps.upstream.openStream(ch, upstreamModelFor(ch, call.model), call.body, signal);
             return { first: stream.first, rest: stream.rest, release };
           } catch (err) {
             release();
@@ -222,7 +223,7 @@ export async function streamContentCall<C extends ContentChannel>(
         outcome.status = CLIENT_CLOSED;
         outcome.error = "The client closed the request.";
       } else {
-        const error = toContentError(err);
+        const error = deps.stopping?.aborted ? new GatewayError("GW_ERR_SHUTTING_DOWN") : toContentError(err);
         outcome.status = error.status;
         outcome.error = error.message;
         deps.log.warn({ requestId: call.requestId, err }, "content stream failed after its first event");
