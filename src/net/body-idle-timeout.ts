@@ -13,7 +13,12 @@ export function installBodyIdleTimeout(app: FastifyInstance, idleMs: number): vo
     const hasBody = raw.headers["transfer-encoding"] !== undefined || Number(raw.headers["content-length"] ?? 0) > 0;
     if (hasBody && !raw.complete) {
       const socket = raw.socket;
-      const cut = () => socket.destroy();
+      // Only a body still arriving is cut: once the request is complete the answer may take its time
+      // (a slow stream), whether or not the body's "end" was seen yet.
+      const cut = () => {
+        if (raw.complete) socket.setTimeout(0);
+        else socket.destroy();
+      };
       socket.setTimeout(idleMs, cut);
       raw.once("end", () => {
         socket.setTimeout(0);

@@ -83,8 +83,9 @@ describe("write-ahead log checkpoints on a thread of their own", () => {
     }
     await store.close();
     // Bounded near the main connection's own threshold (4,000 pages, 16 MiB; more while a round of
-    // the checkpoint thread holds the checkpoint when that threshold is reached), not by the data written.
-    expect(largestLog).toBeLessThan(64 * 1024 * 1024);
+    // the checkpoint thread holds the checkpoint when that threshold is reached, and more again on a
+    // machine so busy that the thread is starved mid-round), not by the 160 MiB written.
+    expect(largestLog).toBeLessThan(96 * 1024 * 1024);
     expect(largestLog).toBeGreaterThan(0);
     const reopened = openSqlite(file, { readonly: true });
     try {
