@@ -210,13 +210,19 @@ async function run(): Promise<number> {
     // Every charge closes: wait for the store to hold none open (bounded), before any more traffic.
     const boundMs = CHARGE_OPEN_MS + 5 * CHARGE_REAP_INTERVAL_MS;
     const lastRestart = Math.max(...cluster.kills.map((k) => k.restartedAt));
-    while ((await store.openCharges()) > 0 && Date.now() < lastRestart + boundMs + 10_000) {
+    // The wait is capped, so a run whose reaper is slowed still ends (and reports what is open).
+    const waitEnd = lastRestart + Math.min(boundMs + 10_000, 45_000);
+    while ((await store.openCharges()) > 0 && Date.now() < waitEnd) {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const chargeRows = await store.charges();
+    log(
+      `${chargeRows.filter((c) => c.state === "open").length} charges open ${Date.now() - lastRestart} ms after the last restart`,
+    );
 
     const sqlite = await secondProcessOnSqlite(ADMIN_KEY, (c) => children.push(c), tempDirs);
 
+    log(`second process on one SQLite file: exit code ${sqlite.exitCode}`);
     // Fuzz the live cluster, as its own user (left out of the recomputation).
     const doc = await callGateway(base, "GET", "/openapi.json");
     const operations = operationsOf(doc.body);
@@ -235,8 +241,9 @@ async function run(): Promise<number> {
       { numRuns: FUZZ_CASES, seed: 20_260_707 },
     );
 
+    log(`${fuzzCases} fuzz cases answered`);
     const waitUntil = Date.now() + 120_000;
-    while (((await store.unfinishedTasks()) > 0 || (await store.openCharges()) > 0) && Date.now() < waitUntil) {
+    while ((await store.unfinishedTasks()) > 0 && Date.now() < waitUntil) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const rows = await store.tasks();
@@ -317,6 +324,14 @@ async function cleanUp() {
   await Promise.all(children.map((c) => stopChild(c)));
   if (dropDatabase) await dropDatabase().catch((err) => log(`could not drop the run database: ${err}`));
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+}
+
+// Stopped from outside (Ctrl-C, SIGTERM): the children and the database go too.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log(`${signal}; stopping`);
+    void cleanUp().finally(() => process.exit(2));
+  });
 }
 
 const guard = setTimeout(() => {

@@ -41,6 +41,8 @@ export class RunStore {
 
   static async open(url: string): Promise<RunStore> {
     const client = new pg.Client({ connectionString: url });
+    // The database is dropped at the end of a run, also when the run is cut short.
+    client.on("error", () => {});
     await client.connect();
     return new RunStore(client);
   }
