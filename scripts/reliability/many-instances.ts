@@ -164,8 +164,8 @@ async function run(): Promise<number> {
     mediaUsers.push({ ...u, groupRatio: VIP_RATIO });
   }
   for (let i = 0; i < 2; i++) {
-    const u = await newUser(`small-${i}`, 3_000, { credit_line: 5_000 });
-    mediaUsers.push({ ...u, groupRatio: 1 });
+    const u = await newUser(`small-${i}`, 1_000, { credit_line: 5_000 });
+    mediaUsers.push({ ...u, groupRatio: 1, small: true });
   }
   const fuzzUser = await admin("POST", "/users", { name: "fuzz", quota: 2_000_000_000 });
   const fuzzToken = await admin("POST", `/users/${fuzzUser.id}/tokens`, { name: "fuzz" });

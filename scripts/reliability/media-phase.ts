@@ -7,12 +7,15 @@
 import { callGateway } from "../../test/reliability/harness.js";
 import type { Cluster } from "./cluster.js";
 import type { ClientCall } from "./money-checks.js";
+import type { Child } from "./processes.js";
 
 export interface MediaUser {
   id: number;
   key: string;
   /** The user's group ratio. */
   groupRatio: number;
+  /** A small balance: too small for images, so never chosen for the calls sent to a victim. */
+  small?: boolean;
 }
 
 export interface MediaPhaseOptions {
@@ -69,8 +72,10 @@ export async function runMediaPhase(cluster: Cluster, o: MediaPhaseOptions): Pro
     path: string,
     headers: Record<string, string>,
     body: unknown,
+    target?: number,
   ) => {
-    const { index, child } = cluster.pick(n);
+    const { index, child } =
+      target === undefined ? cluster.pick(n) : { index: target, child: cluster.gateways[target] as Child };
     busy(index)[kind] += 1;
     try {
       return await callGateway(child.url, method, path, { headers, body });
@@ -80,20 +85,50 @@ export async function runMediaPhase(cluster: Cluster, o: MediaPhaseOptions): Pro
   };
 
   /** Sends until answered, retrying on a cut connection, 5xx or 409 (in progress): an idempotent call. */
-  const sendWithKey = async (kind: Kind, n: number, path: string, headers: Record<string, string>, body: unknown) => {
+  const sendWithKey = async (
+    kind: Kind,
+    n: number,
+    path: string,
+    headers: Record<string, string>,
+    body: unknown,
+    firstTarget?: number,
+  ) => {
     for (let attempt = 0; attempt < 12; attempt++) {
       if (attempt > 0) {
         idempotentRetries += 1;
         await sleep(1000);
       }
       try {
-        const res = await send(kind, n + attempt, "POST", path, headers, body);
+        const target = attempt === 0 ? firstTarget : undefined;
+        const res = await send(kind, n + attempt, "POST", path, headers, body, target);
         if (res.status === 200 || (res.status < 500 && res.status !== 409)) return res;
       } catch {
         // the instance died under the call: retry elsewhere with the same key
       }
     }
     return null;
+  };
+
+  /** An image call with an Idempotency-Key, sent first to instance `target` when given. */
+  const keyedImage = async (n: number, user: MediaUser, target?: number) => {
+    const tag = `i${n}`;
+    const call: ClientCall = {
+      tag,
+      userId: user.id,
+      kind: "image",
+      priceName: "image-model",
+      ratio: user.groupRatio * o.channelRatio.image,
+      answered: false,
+    };
+    calls.push(call);
+    const body = { model: "image-model", prompt: `#${tag}# [slow] a lighthouse`, n: 2 + (n % 3) };
+    const headers = { authorization: `Bearer ${user.key}`, "idempotency-key": `key-${tag}` };
+    const res = await sendWithKey("image", n, "/v1/images/generations", headers, body, target);
+    if (res && res.status !== 200) refused += 1;
+    if (res?.status === 200) {
+      call.answered = true;
+      call.images = Array.isArray(res.body?.data) ? res.body.data.length : 0;
+    }
   };
 
   const job = async (n: number) => {
@@ -125,9 +160,12 @@ export async function runMediaPhase(cluster: Cluster, o: MediaPhaseOptions): Pro
       }
       return;
     }
-    if (slot <= 7) {
+    if (slot >= 6 && slot <= 7) {
+      await keyedImage(n, user);
+      return;
+    }
+    if (slot === 5) {
       const tag = `i${n}`;
-      const withKey = slot >= 6;
       const call: ClientCall = {
         tag,
         userId: user.id,
@@ -139,15 +177,7 @@ export async function runMediaPhase(cluster: Cluster, o: MediaPhaseOptions): Pro
       calls.push(call);
       const body = { model: "image-model", prompt: `#${tag}# [slow] a lighthouse`, n: 2 + (n % 3) };
       try {
-        const res = withKey
-          ? await sendWithKey(
-              "image",
-              n,
-              "/v1/images/generations",
-              { ...bearer, "idempotency-key": `key-${tag}` },
-              body,
-            )
-          : await send("image", n, "POST", "/v1/images/generations", bearer, body);
+        const res = await send("image", n, "POST", "/v1/images/generations", bearer, body);
         if (res && res.status !== 200) refused += 1;
         if (res?.status === 200) {
           call.answered = true;
@@ -186,13 +216,21 @@ export async function runMediaPhase(cluster: Cluster, o: MediaPhaseOptions): Pro
   };
   const started = Date.now();
   const workers = Array.from({ length: o.concurrency }, worker);
+  const doomed: Array<Promise<void>> = [];
+  const rich = o.users.filter((u) => !u.small);
   for (const kill of o.kills) {
-    await sleep(Math.max(0, started + kill.atMs - Date.now()));
+    await sleep(Math.max(0, started + kill.atMs - Date.now() - 500));
+    // Two keyed image calls surely in flight on the victim: their retries must take the key over.
+    for (let j = 0; j < 2; j++) {
+      const n = next++;
+      doomed.push(keyedImage(n, rich[n % rich.length] as MediaUser, kill.instance));
+    }
+    await sleep(500);
     inFlightAtKills.push({ ...busy(kill.instance) });
     await cluster.killAndRestart(kill.instance, o.downMs, o.log);
   }
   await sleep(3000);
   stopping = true;
-  await Promise.all(workers);
+  await Promise.all([...workers, ...doomed]);
   return { calls, inFlightAtKills, idempotentRetries, refused };
 }
