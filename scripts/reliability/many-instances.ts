@@ -25,10 +25,11 @@ import {
   TASK_LEASE_MS,
   TASK_UNSENT_GRACE_MS,
 } from "./cluster.js";
-import { type MediaUser, runMediaPhase } from "./media-phase.js";
+import { runMediaPhase } from "./media-phase.js";
 import { checkMoney, RUN_PRICES } from "./money-report.js";
 import { fetchViolations, outcomeViolations, secretViolations } from "./outcome-checks.js";
 import { type Child, freePort, startChild, stopChild, waitReady } from "./processes.js";
+import { setUpCatalog } from "./setup.js";
 import { secondProcessOnSqlite } from "./sqlite-owner.js";
 import { createRunDatabase, RunStore } from "./store-checks.js";
 import { runTaskPhase } from "./task-phase.js";
@@ -105,70 +106,10 @@ async function run(): Promise<number> {
   const base = (cluster.gateways[0] as Child).url;
   const admin = (method: string, urlPath: string, body?: unknown) =>
     adminCall((cluster.gateways[0] as Child).url, ADMIN_KEY, method, urlPath, body);
-  const groups = ["default", "vip"];
-  await admin("PUT", "/group-ratios/vip", { ratio: VIP_RATIO });
-  for (const [name, price] of Object.entries(RUN_PRICES.perCall)) {
-    const [kind, priceName] = name.includes(":") ? ["task", name] : ["image", name];
-    await admin("PUT", "/prices", { kind, name: priceName, price });
-  }
-  for (const [name, p] of Object.entries(RUN_PRICES.tokens)) {
-    await admin("PUT", "/prices", {
-      kind: "content",
-      name,
-      input_per_million: p.input,
-      output_per_million: p.output,
-      cached_ratio: p.cachedRatio,
-    });
-  }
-  const closedPort = await freePort();
-  const channel = (body: Record<string, unknown>) => admin("POST", "/channels", { key: SIM_KEY, groups, ...body });
-  await channel({ name: "relay", type: "task-relay", base_url: sim.url, models: ["audioa"], weight: 9 });
-  const dead = await channel({
-    name: "relay-closed-port",
-    type: "task-relay",
-    base_url: `http://127.0.0.1:${closedPort}`,
-    models: ["audioa"],
-    weight: 1,
-    settings: { connect_timeout_ms: 500 },
+  const { dead, initial, taskUsers, mediaUsers, fuzzToken } = await setUpCatalog(admin, sim.url, SIM_KEY, {
+    vipRatio: VIP_RATIO,
+    channelRatio: CHANNEL_RATIO,
   });
-  await channel({ name: "record", type: "generate-record", base_url: sim.url, models: ["audiob"] });
-  await channel({
-    name: "content",
-    type: "gemini",
-    base_url: sim.url,
-    models: Object.keys(RUN_PRICES.tokens),
-    price_ratio: CHANNEL_RATIO.content,
-  });
-  await channel({
-    name: "images",
-    type: "openai-images",
-    base_url: sim.url,
-    models: ["image-model"],
-    price_ratio: CHANNEL_RATIO.image,
-  });
-
-  const initial = new Map<number, number>();
-  const newUser = async (name: string, quota: number, extra: Record<string, unknown> = {}) => {
-    const user = await admin("POST", "/users", { name, quota, ...extra });
-    const token = await admin("POST", `/users/${user.id}/tokens`, { name: "default" });
-    initial.set(user.id, quota);
-    return { id: user.id as number, key: token.key as string };
-  };
-  const taskUsers: Array<{ id: number; key: string }> = [];
-  for (let i = 0; i < 10; i++) taskUsers.push(await newUser(`tenant-${i}`, 100_000_000));
-  // Media users: four plain, two in a dearer group, two with a small balance and a credit line.
-  const mediaUsers: MediaUser[] = [];
-  for (let i = 0; i < 4; i++) mediaUsers.push({ ...(await newUser(`media-${i}`, 20_000_000)), groupRatio: 1 });
-  for (let i = 0; i < 2; i++) {
-    const u = await newUser(`vip-${i}`, 20_000_000, { group: "vip" });
-    mediaUsers.push({ ...u, groupRatio: VIP_RATIO });
-  }
-  for (let i = 0; i < 2; i++) {
-    const u = await newUser(`small-${i}`, 1_000, { credit_line: 5_000 });
-    mediaUsers.push({ ...u, groupRatio: 1, small: true });
-  }
-  const fuzzUser = await admin("POST", "/users", { name: "fuzz", quota: 2_000_000_000 });
-  const fuzzToken = await admin("POST", `/users/${fuzzUser.id}/tokens`, { name: "fuzz" });
 
   const taskStarted = Date.now();
   const tasks = await runTaskPhase(cluster, {
