@@ -1,38 +1,49 @@
 /**
- * Many instances, one crash: three gateway processes on one PostgreSQL and one Redis, the
- * simulator behind them, 1,000 tasks of both families submitted across the instances (some marked
- * to fail upstream, some to be refused, and an extra channel whose port is closed), one instance
- * killed with SIGKILL mid-run and restarted, a fuzz pass against the live cluster, and then the
- * money checked row by row in the store. Prints a table; exits 1 when any violation is found.
- * Loopback only; bounded in time; every child stopped by its PID at the end.
+ * Many instances, several crashes: three gateway processes on one PostgreSQL and one Redis, the
+ * simulator behind them. Tasks of both families are submitted across the instances while one
+ * instance is killed; then streams, image calls, content and task submits (some retried with an
+ * Idempotency-Key across instances) run while the instances are killed one after another, each
+ * restarted. A fuzz pass runs against the live cluster, a second process is started on one SQLite
+ * gateway's DATA_DIR, and then the money is checked: against the store's rows, and against an
+ * independent recomputation from the prices the run set and the usage the simulator reports.
+ * Prints a table of every figure; exits 1 when any violation is found. Loopback only; bounded in
+ * count and time; every child stopped by its PID at the end.
  *
  *   npm run reliability            (TEST_DATABASE_URL and TEST_REDIS_URL, or the local defaults)
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import fc from "fast-check";
+import type { UsageRecord } from "../../src/simulator/server.js";
 import { type FuzzRequest, fuzzViolation, operationsOf, requestFor } from "../../test/reliability/fuzz-requests.js";
 import { callGateway } from "../../test/reliability/harness.js";
 import {
-  fetchViolations,
-  type Outcome,
-  outcomeViolations,
-  type Submission,
-  secretViolations,
-} from "./outcome-checks.js";
-import { type Child, freePort, gatewayReady, killChild, startChild, stopChild, waitReady } from "./processes.js";
+  adminCall,
+  CHARGE_OPEN_MS,
+  CHARGE_REAP_INTERVAL_MS,
+  Cluster,
+  IDEMPOTENCY_LEASE_MS,
+  TASK_LEASE_MS,
+  TASK_UNSENT_GRACE_MS,
+} from "./cluster.js";
+import { runMediaPhase } from "./media-phase.js";
+import { checkMoney, RUN_PRICES } from "./money-report.js";
+import { fetchViolations, outcomeViolations, secretViolations } from "./outcome-checks.js";
+import { type Child, freePort, startChild, stopChild, waitReady } from "./processes.js";
+import { setUpCatalog } from "./setup.js";
+import { secondProcessOnSqlite } from "./sqlite-owner.js";
 import { createRunDatabase, RunStore } from "./store-checks.js";
+import { runTaskPhase } from "./task-phase.js";
 
 const PG_SERVER = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
 const TASKS = Number(process.env.RELIABILITY_TASKS || 1000);
 const FUZZ_CASES = Number(process.env.RELIABILITY_FUZZ_CASES || 300);
-const CONCURRENCY = 16;
-const KILL_AFTER = Math.floor(TASKS * 0.4);
 const RUN_LIMIT_MS = 8 * 60_000;
 const ADMIN_KEY = `adm-reliability-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const SIM_KEY = `chan-reliability-${Math.random().toString(36).slice(2)}`;
+/** Group and channel ratios the run sets, so the recomputation prices through both. */
+const VIP_RATIO = 1.5;
+const CHANNEL_RATIO = { content: 1.2, image: 0.8, task: 1 };
 
 const children: Child[] = [];
 const tempDirs: string[] = [];
@@ -40,45 +51,6 @@ let dropDatabase: (() => Promise<void>) | null = null;
 
 function log(line: string) {
   process.stdout.write(`[reliability] ${line}\n`);
-}
-
-async function startGateway(index: number, port: number, databaseUrl: string, prefix: string): Promise<Child> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), `mg-rel-${index}-`));
-  tempDirs.push(dir);
-  const child = startChild(`gateway-${index}`, port, ["serve", "--port", String(port)], {
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: REDIS,
-    REDIS_KEY_PREFIX: prefix,
-    ADMIN_KEY,
-    DATA_DIR: dir,
-    HOST: "127.0.0.1",
-    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: "warn",
-    TASK_POLL_INTERVAL_MS: "250",
-    TASK_MAX_POLL_INTERVAL_MS: "1000",
-    TASK_WORKER_TICK_MS: "50",
-    // A killed worker's claimed tasks are taken over once this lease runs out.
-    TASK_LEASE_MS: "3000",
-    // Tasks charged by the killed instance but never sent are swept after this.
-    TASK_UNSENT_GRACE_MS: "5000",
-    TASK_TIMEOUT_SECONDS: "300",
-    // The channel with the closed port keeps injecting faults instead of being disabled.
-    ROUTING_DISABLE_AFTER_FAILURES: "1000000",
-    // The fuzz pass sends many bad keys from one address.
-    LIMIT_AUTH_FAILURES_PER_MINUTE: "1000000",
-  });
-  children.push(child);
-  await waitReady(child, () => gatewayReady(child.url));
-  return child;
-}
-
-async function admin(base: string, method: string, urlPath: string, body?: unknown) {
-  const res = await callGateway(base, method, `/api/admin${urlPath}`, {
-    headers: { authorization: `Bearer ${ADMIN_KEY}` },
-    body,
-  });
-  if (res.status !== 200) throw new Error(`${method} ${urlPath}: ${res.status} ${res.text}`);
-  return res.body.data;
 }
 
 async function run(): Promise<number> {
@@ -94,178 +66,194 @@ async function run(): Promise<number> {
   await waitReady(sim, async () => (await fetch(`${sim.url}/audioa/fetch`, { method: "POST" })).status === 401);
 
   const ports = [await freePort(), await freePort(), await freePort()];
+  const cluster = new Cluster(
+    ports,
+    {
+      DATABASE_URL: db.url,
+      REDIS_URL: REDIS,
+      REDIS_KEY_PREFIX: prefix,
+      ADMIN_KEY,
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      QUOTA_PER_UNIT: String(RUN_PRICES.quotaPerUnit),
+      TASK_POLL_INTERVAL_MS: "250",
+      TASK_MAX_POLL_INTERVAL_MS: "1000",
+      TASK_WORKER_TICK_MS: "50",
+      // A killed worker's claimed tasks are taken over once this lease runs out.
+      TASK_LEASE_MS: String(TASK_LEASE_MS),
+      // Tasks charged by a killed instance but never sent are swept after this.
+      TASK_UNSENT_GRACE_MS: String(TASK_UNSENT_GRACE_MS),
+      TASK_TIMEOUT_SECONDS: "300",
+      // A content or image charge not closed by this (nor kept open by a stream's progress) is reaped.
+      CHARGE_OPEN_MS: String(CHARGE_OPEN_MS),
+      CHARGE_REAP_INTERVAL_MS: String(CHARGE_REAP_INTERVAL_MS),
+      // A killed instance's Idempotency-Keys are taken over by a retry once this lease runs out.
+      IDEMPOTENCY_LEASE_MS: String(IDEMPOTENCY_LEASE_MS),
+      IDEMPOTENCY_WAIT_MS: "20000",
+      // The channel with the closed port keeps injecting faults instead of being disabled.
+      ROUTING_DISABLE_AFTER_FAILURES: "1000000",
+      // The fuzz pass sends many bad keys from one address.
+      LIMIT_AUTH_FAILURES_PER_MINUTE: "1000000",
+    },
+    (child) => children.push(child),
+    tempDirs,
+  );
   // The first instance migrates the fresh store alone; the others start once it is ready.
-  const gateways = [await startGateway(1, ports[0] as number, db.url, prefix)];
-  gateways.push(
-    ...(await Promise.all([
-      startGateway(2, ports[1] as number, db.url, prefix),
-      startGateway(3, ports[2] as number, db.url, prefix),
-    ])),
+  await cluster.start(0);
+  await Promise.all([cluster.start(1), cluster.start(2)]);
+  log(`simulator on ${sim.url}; gateways on ${ports.join(", ")}`);
+
+  const base = (cluster.gateways[0] as Child).url;
+  const admin = (method: string, urlPath: string, body?: unknown) =>
+    adminCall((cluster.gateways[0] as Child).url, ADMIN_KEY, method, urlPath, body);
+  const { dead, initial, taskUsers, mediaUsers, fuzzToken } = await setUpCatalog(admin, sim.url, SIM_KEY, {
+    vipRatio: VIP_RATIO,
+    channelRatio: CHANNEL_RATIO,
+  });
+
+  const taskStarted = Date.now();
+  const tasks = await runTaskPhase(cluster, {
+    tasks: TASKS,
+    users: taskUsers,
+    concurrency: 16,
+    killAfter: Math.floor(TASKS * 0.4),
+    instance: 1,
+    downMs: 2000,
+    log,
+  });
+  log(`${tasks.outcomes.length} task submissions answered in ${((Date.now() - taskStarted) / 1000).toFixed(1)} s`);
+
+  const mediaStarted = Date.now();
+  const media = await runMediaPhase(cluster, {
+    users: mediaUsers,
+    channelRatio: CHANNEL_RATIO,
+    concurrency: 14,
+    kills: [
+      { instance: 2, atMs: 5_000 },
+      { instance: 0, atMs: 12_000 },
+      { instance: 1, atMs: 19_000 },
+    ],
+    downMs: 1500,
+    log,
+  });
+  log(
+    `${media.calls.length} media calls in ${((Date.now() - mediaStarted) / 1000).toFixed(1)} s ` +
+      `(${media.refused} refused, ${media.idempotentRetries} retries with an Idempotency-Key)`,
   );
-  log(`simulator on ${sim.url}; gateways on ${gateways.map((g) => g.port).join(", ")}`);
-
-  const base = (gateways[0] as Child).url;
-  const closedPort = await freePort();
-  await admin(base, "POST", "/channels", {
-    name: "relay",
-    type: "task-relay",
-    base_url: sim.url,
-    key: SIM_KEY,
-    models: ["audioa"],
-    weight: 9,
+  media.inFlightAtKills.forEach((k, i) => {
+    log(
+      `kill ${i + 2}: in flight on the victim: ${k.stream} streams, ${k.image} image calls, ${k.content} content, ${k.task} task submits`,
+    );
   });
-  const dead = await admin(base, "POST", "/channels", {
-    name: "relay-closed-port",
-    type: "task-relay",
-    base_url: `http://127.0.0.1:${closedPort}`,
-    key: SIM_KEY,
-    models: ["audioa"],
-    weight: 1,
-    settings: { connectTimeoutMs: 500 },
-  });
-  await admin(base, "POST", "/channels", {
-    name: "record",
-    type: "generate-record",
-    base_url: sim.url,
-    key: SIM_KEY,
-    models: ["audiob"],
-  });
-  const users: Array<{ id: number; key: string }> = [];
-  for (let i = 0; i < 10; i++) {
-    const user = await admin(base, "POST", "/users", { name: `tenant-${i}`, quota: 100_000_000 });
-    const token = await admin(base, "POST", `/users/${user.id}/tokens`, { name: "default" });
-    users.push({ id: user.id, key: token.key });
-  }
-  const fuzzUser = await admin(base, "POST", "/users", { name: "fuzz", quota: 2_000_000_000 });
-  const fuzzToken = await admin(base, "POST", `/users/${fuzzUser.id}/tokens`, { name: "fuzz" });
-
-  // Submissions: both families, 10% marked to fail upstream, 2.5% marked to be refused at submit.
-  const submissions: Submission[] = Array.from({ length: TASKS }, (_, i) => ({
-    index: i,
-    family: i % 2 === 0 ? "audioa" : "audiob",
-    marker: i % 40 === 7 ? "[refuse]" : i % 10 === 3 ? "[fail]" : "",
-    key: (users[i % users.length] as { key: string }).key,
-  }));
-  const submitStarted = Date.now();
-  const live = new Set<number>([0, 1, 2]);
-  let next = 0;
-  let sent = 0;
-  let lostToKill = 0;
-  let killed = 0;
-  let restart: Promise<void> | null = null;
-  const outcomes: Outcome[] = [];
-
-  const submitOne = async (s: Submission, attempt: number): Promise<Outcome> => {
-    const candidates = [...live];
-    const g = gateways[candidates[(s.index + attempt) % candidates.length] as number] as Child;
-    const body = { prompt: `song ${s.index} ${s.marker}`.trim() };
-    try {
-      const res = await callGateway(g.url, "POST", `/${s.family}/submit/MUSIC`, {
-        headers: { authorization: `Bearer ${s.key}` },
-        body,
-      });
-      return {
-        submission: s,
-        status: res.status,
-        taskId: res.status === 200 ? res.body.data : null,
-        code: res.body?.code,
-      };
-    } catch {
-      // The instance died under this call: whatever it had charged is the sweeper's to refund.
-      lostToKill += 1;
-      if (attempt > 5) throw new Error(`submit ${s.index} failed ${attempt} times`);
-      return submitOne(s, attempt + 1);
-    }
-  };
-
-  const worker = async () => {
-    while (next < submissions.length) {
-      const s = submissions[next++] as Submission;
-      outcomes.push(await submitOne(s, 0));
-      sent += 1;
-      if (sent === KILL_AFTER && killed === 0) {
-        killed += 1;
-        const victim = gateways[1] as Child;
-        log(`SIGKILL ${victim.name} (pid ${victim.proc.pid}) after ${sent} submissions`);
-        await killChild(victim);
-        live.delete(1);
-        restart = (async () => {
-          await new Promise((resolve) => setTimeout(resolve, 2000));
-          gateways[1] = await startGateway(2, victim.port, db.url, prefix);
-          live.add(1);
-          log(`restarted gateway-2 (pid ${gateways[1]?.proc.pid})`);
-        })();
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  await restart;
-  log(`${outcomes.length} submissions answered in ${((Date.now() - submitStarted) / 1000).toFixed(1)} s`);
-
-  // Fuzz the live cluster while its workers finish the tasks.
-  const doc = await callGateway(base, "GET", "/openapi.json");
-  const operations = operationsOf(doc.body);
-  let fuzzCases = 0;
-  await fc.assert(
-    fc.asyncProperty(
-      requestFor(operations, { token: fuzzToken.key, adminKey: ADMIN_KEY }),
-      async (req: FuzzRequest) => {
-        const g = gateways[fuzzCases % gateways.length] as Child;
-        fuzzCases += 1;
-        const answer = await callGateway(g.url, req.method, req.path, { headers: req.headers, body: req.body });
-        const violation = fuzzViolation(req, answer);
-        if (violation) violations.push(`fuzz: ${violation}`);
-      },
-    ),
-    { numRuns: FUZZ_CASES, seed: 20_260_707 },
-  );
 
   const store = await RunStore.open(db.url);
   try {
-    const waitUntil = Date.now() + 180_000;
+    // Every charge closes: wait for the store to hold none open (bounded), before any more traffic.
+    const boundMs = CHARGE_OPEN_MS + 5 * CHARGE_REAP_INTERVAL_MS;
+    const lastRestart = Math.max(...cluster.kills.map((k) => k.restartedAt));
+    // The wait is capped, so a run whose reaper is slowed still ends (and reports what is open).
+    const waitEnd = lastRestart + Math.min(boundMs + 10_000, 45_000);
+    while ((await store.openCharges()) > 0 && Date.now() < waitEnd) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const chargeRows = await store.charges();
+    log(
+      `${chargeRows.filter((c) => c.state === "open").length} charges open ${Date.now() - lastRestart} ms after the last restart`,
+    );
+
+    const sqlite = await secondProcessOnSqlite(ADMIN_KEY, (c) => children.push(c), tempDirs);
+
+    log(`second process on one SQLite file: exit code ${sqlite.exitCode}`);
+    // Fuzz the live cluster, as its own user (left out of the recomputation).
+    const doc = await callGateway(base, "GET", "/openapi.json");
+    const operations = operationsOf(doc.body);
+    let fuzzCases = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        requestFor(operations, { token: fuzzToken.key, adminKey: ADMIN_KEY }),
+        async (req: FuzzRequest) => {
+          const g = cluster.gateways[fuzzCases % cluster.gateways.length] as Child;
+          fuzzCases += 1;
+          const answer = await callGateway(g.url, req.method, req.path, { headers: req.headers, body: req.body });
+          const violation = fuzzViolation(req, answer);
+          if (violation) violations.push(`fuzz: ${violation}`);
+        },
+      ),
+      { numRuns: FUZZ_CASES, seed: 20_260_707 },
+    );
+
+    log(`${fuzzCases} fuzz cases answered`);
+    const waitUntil = Date.now() + 120_000;
     while ((await store.unfinishedTasks()) > 0 && Date.now() < waitUntil) {
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const rows = await store.tasks();
-    violations.push(...outcomeViolations(outcomes, rows));
-    violations.push(...(await fetchViolations(outcomes, users, rows, gateways)));
-    const figures = await store.ledgerFigures();
-    violations.push(...figures.violations);
+    violations.push(...outcomeViolations(tasks.outcomes, rows));
+    violations.push(...(await fetchViolations(tasks.outcomes, taskUsers, rows, cluster.gateways)));
+    const ledger = await store.ledgerFigures();
+    violations.push(...ledger.violations);
     const duplicates = await store.duplicateLedgerKeys();
-    if (duplicates > 0) violations.push(`${duplicates} duplicate (reference, kind) ledger keys`);
-
-    const secrets = [ADMIN_KEY, SIM_KEY, fuzzToken.key, ...users.map((u) => u.key)];
+    const secrets = [
+      ADMIN_KEY,
+      SIM_KEY,
+      fuzzToken.key,
+      ...taskUsers.map((u) => u.key),
+      ...mediaUsers.map((u) => u.key),
+    ];
     violations.push(...secretViolations(children, secrets));
 
-    const channels = (await admin(base, "GET", "/channels")) as Array<Record<string, number>>;
-    const deadChannel = channels.find((c) => c.id === dead.id);
-    const refusedConnections = Number(deadChannel?.requestCount ?? 0) - Number(deadChannel?.successCount ?? 0);
-    const markers = submissions.filter((s) => s.marker !== "").length;
-    const swept = await store.sweptTasks();
-    const faults = killed + markers + refusedConnections + lostToKill;
+    const usage = (await (await fetch(`${sim.url}/simulator/usage`)).json()) as { records: UsageRecord[] };
+    const money = checkMoney({
+      chargeRows,
+      kills: cluster.kills,
+      boundMs,
+      balances: await store.balances(),
+      initial,
+      calls: [...tasks.calls, ...media.calls],
+      records: usage.records,
+      keys: await store.keyCharges(),
+      sqlite,
+    });
+    violations.push(...money.violations);
+    for (const line of money.perUser) log(line);
 
-    log(
-      `tasks in the store: ${figures.tasks} (${figures.succeeded} succeeded, ${figures.failed} failed, ${figures.refunds} refunds, ` +
-        `${figures.unfinished} unfinished; ${swept} charged by the killed instance, never sent, swept and refunded)`,
-    );
-    log(
-      `faults: 1 SIGKILL, ${markers} tasks marked to fail or be refused, ${refusedConnections} submits to a closed port ` +
-        `(failed over), ${lostToKill} submits cut by the kill (retried)`,
-    );
-    const terminal = figures.tasks - figures.unfinished;
-    log(
-      `checks: ${terminal}/${figures.tasks} tasks terminal; ${figures.chargedOnce}/${figures.tasks} charged exactly once; ` +
-        `${duplicates} duplicate (reference, kind) keys; ${figures.failedRefundedOnce}/${figures.failed} failed tasks ` +
-        `refunded exactly once; ${figures.succeededRefunded} succeeded tasks refunded; ${figures.balancesMatching}/` +
-        `${figures.users} balances equal to their ledger sum`,
-    );
-    for (const v of violations.slice(0, 30)) log(`violation: ${v}`);
-    const table = [
-      "| tasks | instances killed | faults injected | fuzz cases | violations |",
-      "|---:|---:|---:|---:|---:|",
-      `| ${TASKS} | ${killed} | ${faults} | ${fuzzCases} | ${violations.length} |`,
+    const channels = (await admin("GET", "/channels")) as Array<Record<string, number>>;
+    const deadChannel = channels.find((c) => c.id === dead.id);
+    const refusedConnections = Number(deadChannel?.request_count ?? 0) - Number(deadChannel?.success_count ?? 0);
+    const markers = tasks.submissions.filter((s) => s.marker !== "").length;
+    const terminal = ledger.tasks - ledger.unfinished;
+    const figures: Array<[string, string, string]> = [
+      ["instances killed (SIGKILL) and restarted", `${cluster.kills.length}`, "several"],
+      ["task submits in flight at the task-phase kill", `${tasks.inFlightAtKill}`, ""],
+      [
+        "tasks marked to fail or be refused; submits to a closed port; submits cut by a kill",
+        `${markers}; ${refusedConnections}; ${tasks.lostToKill}`,
+        "",
+      ],
+      ["tasks terminal", `${terminal}/${ledger.tasks}`, "all"],
+      ["tasks charged exactly once", `${ledger.chargedOnce}/${ledger.tasks}`, "all"],
+      [
+        "failed tasks refunded exactly once; succeeded tasks refunded",
+        `${ledger.failedRefundedOnce}/${ledger.failed}; ${ledger.succeededRefunded}`,
+        "all; 0",
+      ],
+      ["balances equal to their ledger sum", `${ledger.balancesMatching}/${ledger.users}`, "all"],
+      [
+        "duplicate (reference, kind) ledger keys",
+        `${duplicates}`,
+        "guaranteed by the ledger's unique key: not a check",
+      ],
+      ...money.figures,
+      ["fuzz cases against the live cluster", `${fuzzCases}`, "no 5xx, each in its surface's shape"],
     ];
-    process.stdout.write(`\n${table.join("\n")}\n\n`);
+    for (const v of violations.slice(0, 40)) log(`violation: ${v}`);
+    const table = [
+      "| figure | value | expected |",
+      "|---|---:|---|",
+      ...figures.map(([f, v, e]) => `| ${f} | ${v} | ${e} |`),
+      `| violations | ${violations.length} | 0 |`,
+    ];
+    process.stdout.write(`\n${table.join("\n")}\n\nviolations ${violations.length}\n`);
     log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return violations.length;
   } finally {
@@ -277,6 +265,14 @@ async function cleanUp() {
   await Promise.all(children.map((c) => stopChild(c)));
   if (dropDatabase) await dropDatabase().catch((err) => log(`could not drop the run database: ${err}`));
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+}
+
+// Stopped from outside (Ctrl-C, SIGTERM): the children and the database go too.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log(`${signal}; stopping`);
+    void cleanUp().finally(() => process.exit(2));
+  });
 }
 
 const guard = setTimeout(() => {

@@ -1,5 +1,7 @@
 import pg from "pg";
+import { taskIdOfRun } from "../../src/core/ids.js";
 import { checkLedger, type LedgerFigures } from "../../test/reliability/ledger-checks.js";
+import type { BalanceRow, ChargeRow, KeyCharges } from "./money-checks.js";
 
 /** A PostgreSQL database of its own for one run; dropped at the end. */
 export async function createRunDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
@@ -39,6 +41,8 @@ export class RunStore {
 
   static async open(url: string): Promise<RunStore> {
     const client = new pg.Client({ connectionString: url });
+    // The database is dropped at the end of a run, also when the run is cut short.
+    client.on("error", () => {});
     await client.connect();
     return new RunStore(client);
   }
@@ -89,6 +93,55 @@ export class RunStore {
       "select count(*)::int as n from (select reference, kind from ledger group by reference, kind having count(*) > 1) d",
     );
     return res.rows[0].n as number;
+  }
+
+  async openCharges(): Promise<number> {
+    const res = await this.client.query("select count(*)::int as n from charges where state = 'open'");
+    return res.rows[0].n as number;
+  }
+
+  /** Every charge; the store keeps its times in unix seconds, turned into milliseconds here. */
+  async charges(): Promise<ChargeRow[]> {
+    const res = await this.client.query(
+      "select reference, instance, state, created_at::bigint as created_at, closed_at::bigint as closed_at from charges",
+    );
+    return res.rows.map((r) => ({
+      ...r,
+      created_at: Number(r.created_at) * 1000,
+      closed_at: r.closed_at === null ? null : Number(r.closed_at) * 1000,
+    }));
+  }
+
+  async balances(): Promise<BalanceRow[]> {
+    const res = await this.client.query(
+      "select id, quota::bigint as quota, credit_line::bigint as credit_line from users",
+    );
+    return res.rows.map((r) => ({ id: Number(r.id), quota: Number(r.quota), credit_line: Number(r.credit_line) }));
+  }
+
+  /** Every Idempotency-Key with the charges of all its attempts (image and task references). */
+  async keyCharges(): Promise<KeyCharges[]> {
+    const keys = await this.client.query("select key, run_id, attempts from idempotency_keys where run_id is not null");
+    const charges = await this.client.query(
+      "select reference, state, coalesce(settled, held)::bigint as amount from charges where reference like 'image:%' or reference like 'task:%'",
+    );
+    const byReference = new Map(charges.rows.map((c) => [c.reference as string, c]));
+    const byRun = new Map<string, Array<{ reference: string; state: string; amount: number }>>();
+    for (const c of charges.rows) {
+      const run = /^image:([^/]+)(\/\d+)?$/.exec(c.reference)?.[1];
+      if (run) byRun.set(run, [...(byRun.get(run) ?? []), { ...c, amount: Number(c.amount) }]);
+    }
+    return keys.rows.map((k) => {
+      const task = byReference.get(`task:${taskIdOfRun(k.run_id)}`);
+      return {
+        key: k.key as string,
+        attempts: Number(k.attempts),
+        charges: [
+          ...(byRun.get(k.run_id) ?? []),
+          ...(task ? [{ reference: task.reference, state: task.state, amount: Number(task.amount) }] : []),
+        ],
+      };
+    });
   }
 
   close(): Promise<void> {

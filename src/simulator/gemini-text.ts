@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import type { GeminiTextSimOptions } from "./options.js";
 import type { GeminiSimRequest } from "./state.js";
+import type { ReportedUsage } from "./usage-log.js";
 
 const VOCABULARY = [
   "river",
@@ -175,6 +176,10 @@ export async function answerGeminiText(sim: GeminiSimRequest) {
     body: sim.body,
   });
   let cutting = false;
+  const usageRecord = state.usage.open({ protocol: "gemini", model: sim.model, prompt: prompt.text });
+  reply.raw.once("finish", () => {
+    if (!cutting) usageRecord.complete = true;
+  });
   reply.raw.once("close", () => {
     if (!reply.raw.writableFinished && !cutting) entry.aborted = true;
   });
@@ -195,7 +200,9 @@ export async function answerGeminiText(sim: GeminiSimRequest) {
       reply.raw.destroy();
       return reply;
     }
-    return reply.status(200).send(merged(chunks));
+    const answer = merged(chunks) as { usageMetadata?: ReportedUsage };
+    if (answer.usageMetadata) usageRecord.usage.push(answer.usageMetadata);
+    return reply.status(200).send(answer);
   }
 
   reply.hijack();
@@ -220,7 +227,9 @@ export async function answerGeminiText(sim: GeminiSimRequest) {
     await options.beforeChunk?.(i);
     if (i > 0 && plan.delayMs > 0) await sleep(plan.delayMs);
     if (raw.destroyed) return reply;
-    await writeAndWait(raw, frame(JSON.stringify(chunks[i]), i));
+    const chunk = chunks[i] as { usageMetadata?: ReportedUsage };
+    if (chunk.usageMetadata) usageRecord.usage.push(chunk.usageMetadata);
+    await writeAndWait(raw, frame(JSON.stringify(chunk), i));
   }
   raw.end(sim.sse ? undefined : "]");
   return reply;

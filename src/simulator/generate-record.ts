@@ -129,6 +129,13 @@ export async function generateRecordSimulator(app: FastifyInstance, opts: { stat
       callbacksSent: 0,
     };
     tasks.set(task.id, task);
+    state.usage.open({
+      protocol: "generate-record",
+      model: task.model,
+      prompt: task.prompt,
+      task: { id: task.id, ends: task.fails ? "failure" : "success" },
+      complete: true,
+    });
     if (task.callbackUrl && (o().callbacks ?? true)) {
       pendingCallbacks.add(task);
       if (!timer) {

@@ -69,6 +69,15 @@ export async function openAiImagesSimulator(app: FastifyInstance, opts: { state:
       return reply.status(400).send(openAiError("prompt is required", "invalid_request_error"));
     }
     const options = state.options.openaiImages ?? {};
+    const usageRecord = state.usage.open({
+      protocol: "openai-images",
+      model: String(body.model ?? ""),
+      prompt: received.prompt,
+    });
+    reply.raw.once("finish", () => {
+      usageRecord.complete = true;
+    });
+    if (received.prompt.includes("[slow]")) await new Promise((resolve) => setTimeout(resolve, options.slowMs ?? 2000));
     const marked = MARKERS.find(([marker]) => received.prompt.includes(marker))?.[1];
     const outcome = marked ?? options.outcome ?? "image";
     if (outcome === "error-400")
@@ -91,6 +100,7 @@ export async function openAiImagesSimulator(app: FastifyInstance, opts: { state:
       files.set(id, png);
       return { url: `${state.baseUrl()}/openai-images/files/${id}`, revised_prompt: received.prompt };
     });
+    usageRecord.images = data.length;
     return { created: Math.floor(Date.now() / 1000), data };
   });
 }

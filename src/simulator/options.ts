@@ -89,7 +89,8 @@ export type OpenAiImagesOutcome = "image" | "empty" | "error-400" | "error-500";
 
 /**
  * Settings of the simulated `openai-images` upstream. Prompt markers: `[empty]` (no images),
- * `[fewer]` (one image fewer than asked), `[error400]`, `[error500]`.
+ * `[fewer]` (one image fewer than asked), `[error400]`, `[error500]`, `[slow]` (answers after
+ * `slowMs`).
  */
 export interface OpenAiImagesSimOptions {
   outcome?: OpenAiImagesOutcome;
@@ -97,6 +98,8 @@ export interface OpenAiImagesSimOptions {
   answerWith?: "url" | "b64_json";
   /** Most images in one answer. */
   maxImages?: number;
+  /** How long a `[slow]` request waits before its answer (ms). Default 2000. */
+  slowMs?: number;
 }
 
 /** Settings of the simulated `gemini` upstream: text and image models. */

@@ -5,15 +5,18 @@ import { openAiImagesSimulator } from "./openai-images.js";
 import type { SimulatorOptions } from "./options.js";
 import type { ReceivedRequest, SimulatorState } from "./state.js";
 import { taskRelaySimulator } from "./task-relay.js";
+import { UsageLog, usageLogRoute } from "./usage-log.js";
 
 export type * from "./options.js";
 export type { GeminiSimRequest, ReceivedRequest, SimulatorState } from "./state.js";
+export type { ReportedUsage, UsageRecord } from "./usage-log.js";
 
 export interface Simulator {
   url: string;
   app: FastifyInstance;
   state: SimulatorState;
   received: ReceivedRequest[];
+  usage: UsageLog;
   close(): Promise<void>;
 }
 
@@ -34,11 +37,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const app = Fastify({ logger: false, bodyLimit: 256 * 1024 * 1024 });
   const received: ReceivedRequest[] = [];
   let url = "";
+  const usage = new UsageLog();
   const state: SimulatorState = {
     options,
     received,
     random: seededRandom(options.seed ?? 1),
     baseUrl: () => url,
+    usage,
     record(entry) {
       const full = { ...entry, at: Date.now() };
       received.push(full);
@@ -49,6 +54,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   await app.register(generateRecordSimulator, { state });
   await app.register(geminiSimulator, { state });
   await app.register(openAiImagesSimulator, { state });
+  await app.register(usageLogRoute, { log: usage });
   const address = await app.listen({ host: options.host ?? "127.0.0.1", port: options.port ?? 0 });
   url = address;
   return {
@@ -56,6 +62,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     app,
     state,
     received,
+    usage,
     close: () => app.close(),
   };
 }

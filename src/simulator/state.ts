@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { SimulatorOptions } from "./options.js";
+import type { UsageLog } from "./usage-log.js";
 
 /** One request as the simulator received it, for tests to inspect. */
 export interface ReceivedRequest {
@@ -22,6 +23,8 @@ export interface SimulatorState {
   /** Base URL the simulator listens on (for URLs it hands out). */
   baseUrl(): string;
   record(entry: Omit<ReceivedRequest, "at">): ReceivedRequest;
+  /** What each billable answer reported (usage, images, tasks). */
+  usage: UsageLog;
 }
 
 /** The part of a request both answers need. */

@@ -120,6 +120,13 @@ export async function taskRelaySimulator(app: FastifyInstance, opts: { state: Si
       model: typeof body.mv === "string" ? body.mv : "chirp-v3-5",
     };
     tasks.set(task.id, task);
+    state.usage.open({
+      protocol: "task-relay",
+      model: task.model,
+      prompt: task.prompt,
+      task: { id: task.id, ends: task.fails ? "failure" : "success" },
+      complete: true,
+    });
     return { code: "success", message: "", data: task.id };
   });
 

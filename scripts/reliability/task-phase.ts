@@ -1,0 +1,96 @@
+/**
+ * The task phase of the run: MUSIC tasks of both families submitted across the instances (some
+ * marked to fail upstream, some to be refused), one instance killed with SIGKILL part-way and
+ * restarted. A submit cut by the kill is retried on another instance as a new call.
+ */
+import { callGateway } from "../../test/reliability/harness.js";
+import type { Cluster } from "./cluster.js";
+import type { ClientCall } from "./money-checks.js";
+import type { Outcome, Submission } from "./outcome-checks.js";
+
+export interface TaskPhaseOptions {
+  tasks: number;
+  users: Array<{ id: number; key: string }>;
+  concurrency: number;
+  /** Kill instance `instance` after this many submissions. */
+  killAfter: number;
+  instance: number;
+  downMs: number;
+  log(line: string): void;
+}
+
+export interface TaskPhaseResult {
+  submissions: Submission[];
+  outcomes: Outcome[];
+  calls: ClientCall[];
+  lostToKill: number;
+  inFlightAtKill: number;
+}
+
+export async function runTaskPhase(cluster: Cluster, o: TaskPhaseOptions): Promise<TaskPhaseResult> {
+  const submissions: Submission[] = Array.from({ length: o.tasks }, (_, i) => ({
+    index: i,
+    family: i % 2 === 0 ? "audioa" : "audiob",
+    marker: i % 40 === 7 ? "[refuse]" : i % 10 === 3 ? "[fail]" : "",
+    key: (o.users[i % o.users.length] as { key: string }).key,
+  }));
+  const userOf = new Map(o.users.map((u) => [u.key, u.id]));
+  const outcomes: Outcome[] = [];
+  const calls: ClientCall[] = [];
+  let next = 0;
+  let sent = 0;
+  let lostToKill = 0;
+  let inFlight = 0;
+  let inFlightAtKill = 0;
+  let restart: Promise<unknown> | null = null;
+
+  const submitOne = async (s: Submission, attempt: number): Promise<Outcome> => {
+    const { child } = cluster.pick(s.index + attempt);
+    const tag = `t${s.index}.${attempt}`;
+    const call: ClientCall = {
+      tag,
+      userId: userOf.get(s.key) as number,
+      kind: "task",
+      priceName: `${s.family}:MUSIC`,
+      ratio: 1,
+      answered: false,
+    };
+    calls.push(call);
+    inFlight += 1;
+    try {
+      const res = await callGateway(child.url, "POST", `/${s.family}/submit/MUSIC`, {
+        headers: { authorization: `Bearer ${s.key}` },
+        body: { prompt: `#${tag}# song ${s.index} ${s.marker}`.trim() },
+      });
+      call.answered = res.status === 200;
+      return {
+        submission: s,
+        status: res.status,
+        taskId: res.status === 200 ? res.body.data : null,
+        code: res.body?.code,
+      };
+    } catch {
+      // The instance died under this call: whatever it had charged is the sweeper's to refund.
+      lostToKill += 1;
+      if (attempt > 5) throw new Error(`submit ${s.index} failed ${attempt} times`);
+      return submitOne(s, attempt + 1);
+    } finally {
+      inFlight -= 1;
+    }
+  };
+
+  const worker = async () => {
+    while (next < submissions.length) {
+      const s = submissions[next++] as Submission;
+      outcomes.push(await submitOne(s, 0));
+      sent += 1;
+      if (sent === o.killAfter && restart === null) {
+        inFlightAtKill = inFlight;
+        restart = cluster.killAndRestart(o.instance, o.downMs, o.log);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: o.concurrency }, worker));
+  await restart;
+  return { submissions, outcomes, calls, lostToKill, inFlightAtKill };
+}
