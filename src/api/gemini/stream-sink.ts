@@ -37,7 +37,8 @@ function eventJson(chunk: ContentChunk, format: StreamFormat): string {
  */
 class ClientStreamSink implements ContentSink {
   private started = false;
-  private corked = false;
+  /** The pending end of the current turn's gathering, while the response is corked. */
+  private uncorkAt: NodeJS.Immediate | null = null;
 
   constructor(
     private readonly request: FastifyRequest,
@@ -75,25 +76,34 @@ class ClientStreamSink implements ContentSink {
    */
   private gather(): void {
     const raw = this.reply.raw;
-    if (this.corked || raw.destroyed) return;
-    this.corked = true;
+    if (this.uncorkAt || raw.destroyed) return;
     raw.cork();
-    setImmediate(() => {
-      this.corked = false;
-      raw.uncork();
-    });
+    this.uncorkAt = setImmediate(() => this.flush());
+  }
+
+  /**
+   * Sends what was gathered. Called before the response ends too: ending a corked response can
+   * leave the events written in the same turn behind (seen on Node 24), so it is never ended corked.
+   */
+  private flush(): void {
+    if (!this.uncorkAt) return;
+    clearImmediate(this.uncorkAt);
+    this.uncorkAt = null;
+    this.reply.raw.uncork();
   }
 
   async fail(error: GatewayError): Promise<void> {
     const first = this.start();
     const raw = this.reply.raw;
     await write(raw, this.block(JSON.stringify(errorBody("google", error)), first));
+    this.flush();
     if (!raw.destroyed) raw.end(this.format === "json-array" ? "]" : undefined);
   }
 
   async end(): Promise<void> {
     const first = this.start();
     const raw = this.reply.raw;
+    this.flush();
     if (raw.destroyed) return;
     if (this.format === "json-array") raw.end(first ? "[]" : "]");
     else raw.end();
