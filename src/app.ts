@@ -6,6 +6,7 @@ import { adminRoutes } from "./api/admin/index.js";
 import { registerApiDocs } from "./api/docs/index.js";
 import { geminiRoutes } from "./api/gemini/index.js";
 import { imageRoutes } from "./api/images/index.js";
+import { openAiChatRoutes } from "./api/openai-chat/index.js";
 import { opsRoutes } from "./api/ops/index.js";
 import { installSurface, sendError, surfaceOfUrl } from "./api/surfaces.js";
 import { taskRoutes } from "./api/tasks/index.js";
@@ -186,6 +187,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await app.register(adminRoutes, { ctx, prefix: "/api/admin" });
   await app.register(taskRoutes, { ctx });
   await app.register(imageRoutes, { ctx, prefix: "/v1" });
+  await app.register(openAiChatRoutes, { ctx, prefix: "/v1" });
   await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
   registerTaskServices(ctx);
   registerWebhookServices(ctx);

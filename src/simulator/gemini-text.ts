@@ -30,7 +30,7 @@ const ERRORS: Record<number, { message: string; status: string }> = {
   503: { message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" },
 };
 
-interface Plan {
+export interface Plan {
   chunks: number;
   delayMs: number;
   status: number | null;
@@ -57,7 +57,7 @@ function promptOf(body: any): { text: string; media: number } {
   return { text, media };
 }
 
-function planFor(options: GeminiTextSimOptions, prompt: string): Plan {
+export function planFor(options: GeminiTextSimOptions, prompt: string): Plan {
   const chunksMarker = /\[chunks=(\d+)\]/.exec(prompt);
   const chunks = Math.max(1, Number(chunksMarker?.[1] ?? options.chunks ?? 3));
   const midway = Math.max(1, Math.floor(chunks / 2));
@@ -85,7 +85,7 @@ export function simulatedChunkText(prompt: string, index: number, last: boolean)
   return words.join(" ") + (last ? "." : " ");
 }
 
-const tokensOf = (text: string) => Math.ceil(text.length / 4);
+export const tokensOf = (text: string) => Math.ceil(text.length / 4);
 
 /** The chunks of one answer, each with the cumulative usage so far. */
 function answerChunks(sim: GeminiSimRequest, plan: Plan, prompt: { text: string; media: number }) {
@@ -150,7 +150,7 @@ function merged(chunks: any[]): unknown {
   };
 }
 
-function writeAndWait(raw: ServerResponse, text: string): Promise<void> {
+export function writeAndWait(raw: ServerResponse, text: string): Promise<void> {
   if (raw.destroyed) return Promise.resolve();
   if (raw.write(text)) return Promise.resolve();
   return new Promise((resolve) => {
@@ -159,7 +159,7 @@ function writeAndWait(raw: ServerResponse, text: string): Promise<void> {
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Answers a Gemini text request, synchronous or streaming (`alt=sse` or the JSON-array stream). */
 export async function answerGeminiText(sim: GeminiSimRequest) {

@@ -2,7 +2,14 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import { unixNow } from "../core/ids.js";
 import type { ChannelsTable, Database } from "./schema.js";
 
-export const CHANNEL_TYPES = ["task-relay", "generate-record", "gemini", "openai-images"] as const;
+export const CHANNEL_TYPES = [
+  "task-relay",
+  "generate-record",
+  "gemini",
+  "openai-images",
+  "openai-chat",
+  "anthropic",
+] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
 /** Per-channel knobs; every one optional, the adapter applies its default. */
