@@ -1,5 +1,8 @@
 import { createHash } from "node:crypto";
-import { type Plan, planFor, simulatedChunkText, tokensOf } from "./gemini-text.js";
+import { type Plan, planFor, simulatedChunkText, simulatedToolArguments, tokensOf } from "./gemini-text.js";
+
+export { simulatedToolArguments };
+
 import type { GeminiTextSimOptions } from "./options.js";
 
 /** Tokens the simulated chat models bill for one input image. */
@@ -30,11 +33,6 @@ export interface ChatScript {
   id: string;
   choices: ScriptChoice[];
   usage: { prompt: number; completion: number; cached: number; reasoning: number };
-}
-
-/** The JSON arguments the simulated model calls a tool with, for a prompt. */
-export function simulatedToolArguments(prompt: string): string {
-  return JSON.stringify({ query: simulatedChunkText(prompt, 0, true).trim(), limit: 3, exact: true });
 }
 
 /** Cuts text into `count` pieces (the last takes the rest). */

@@ -45,7 +45,7 @@ function usageCost(usage: OpenAI.CompletionUsage | null | undefined) {
 const STORES: StoreKind[] = ["sqlite", "postgres"];
 
 /** Upstream protocols the surface is tested over (every chat protocol the gateway speaks). */
-const TYPES: readonly UpstreamType[] = UPSTREAM_TYPES.filter((t) => t === "openai-chat");
+const TYPES: readonly UpstreamType[] = UPSTREAM_TYPES.filter((t) => t !== "anthropic");
 
 for (const type of TYPES) {
   for (const kind of STORES) {

@@ -8,13 +8,17 @@ import { countUpstreamCall } from "../../metrics/index.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
 import type { Channel, ChannelType } from "../../store/channels.js";
+import { anthropicUpstream } from "../../upstreams/anthropic/index.js";
+import { geminiChatUpstream } from "../../upstreams/gemini/chat.js";
 import { openAiChatUpstream } from "../../upstreams/openai-chat/index.js";
 
 /** Channel protocols that serve chat. */
-export const CHAT_CHANNEL_TYPES: readonly ChannelType[] = ["openai-chat"];
+export const CHAT_CHANNEL_TYPES: readonly ChannelType[] = ["openai-chat", "anthropic", "gemini"];
 
 const UPSTREAMS: Record<string, ChatUpstream<Channel>> = {
   "openai-chat": openAiChatUpstream,
+  anthropic: anthropicUpstream,
+  gemini: geminiChatUpstream,
 };
 
 function imageFetchFailure(field: string, err: unknown): GatewayError {

@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import { answerAsEvents } from "../../core/chat/answer-events.js";
 import type { ChatAnswer, ChatEvent, ChatRequest } from "../../core/chat/canonical.js";
 import type { ChatUpstream } from "../../core/chat/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
@@ -90,23 +91,3 @@ export const openAiChatUpstream: ChatUpstream<OpenAiChatChannel> = {
     return eventsOf(res, url, channel.key, upstreamModel);
   },
 };
-
-/** A whole answer as the events of a stream that carried it. */
-export async function* answerAsEvents(answer: ChatAnswer): AsyncGenerator<ChatEvent> {
-  yield { type: "start", id: answer.id, model: answer.model };
-  for (const choice of answer.choices) {
-    if (choice.text !== "") yield { type: "text", choice: choice.index, text: choice.text };
-    for (const [index, call] of choice.toolCalls.entries()) {
-      yield { type: "tool_call_start", choice: choice.index, index, id: call.id, name: call.name };
-      if (call.arguments !== "")
-        yield { type: "tool_call_delta", choice: choice.index, index, arguments: call.arguments };
-    }
-    yield {
-      type: "finish",
-      choice: choice.index,
-      reason: choice.finishReason,
-      stopSequence: choice.stopSequence ?? null,
-    };
-  }
-  if (answer.usage) yield { type: "usage", usage: answer.usage };
-}
