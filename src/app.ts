@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import pino from "pino";
 import { adminRoutes } from "./api/admin/index.js";
+import { anthropicRoutes } from "./api/anthropic/index.js";
 import { registerApiDocs } from "./api/docs/index.js";
 import { geminiRoutes } from "./api/gemini/index.js";
 import { imageRoutes } from "./api/images/index.js";
@@ -188,6 +189,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await app.register(taskRoutes, { ctx });
   await app.register(imageRoutes, { ctx, prefix: "/v1" });
   await app.register(openAiChatRoutes, { ctx, prefix: "/v1" });
+  await app.register(anthropicRoutes, { ctx, prefix: "/v1" });
   await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
   registerTaskServices(ctx);
   registerWebhookServices(ctx);

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
+import { anthropicSimulator } from "./anthropic.js";
 import { geminiSimulator } from "./gemini.js";
 import { generateRecordSimulator } from "./generate-record.js";
 import { openAiChatSimulator } from "./openai-chat.js";
@@ -51,6 +52,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   await app.register(geminiSimulator, { state });
   await app.register(openAiImagesSimulator, { state });
   await app.register(openAiChatSimulator, { state });
+  await app.register(anthropicSimulator, { state });
   const address = await app.listen({ host: options.host ?? "127.0.0.1", port: options.port ?? 0 });
   url = address;
   return {

@@ -44,10 +44,7 @@ function usageCost(usage: OpenAI.CompletionUsage | null | undefined) {
 
 const STORES: StoreKind[] = ["sqlite", "postgres"];
 
-/** Upstream protocols the surface is tested over (every chat protocol the gateway speaks). */
-const TYPES: readonly UpstreamType[] = UPSTREAM_TYPES.filter((t) => t !== "anthropic");
-
-for (const type of TYPES) {
+for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
   for (const kind of STORES) {
     describe.skipIf(kind === "postgres" && !HAS_PG)(`OpenAI chat completions over ${type} [${kind}]`, () => {
       let f: ChatFixture;
@@ -226,6 +223,26 @@ for (const type of TYPES) {
         const failed = await lastChatCost(f.gw, f.user.userId);
         expect(failed.kinds).toEqual(["charge", "refund"]);
         expect(failed.cost).toBe(0);
+      });
+
+      it("answers n choices where the upstream can, and a 400 naming n where it cannot", async () => {
+        const params = { model: CHAT_MODEL, messages: [{ role: "user" as const, content: "Two ideas" }], n: 2 };
+        if (type === "anthropic") {
+          const err = await client.chat.completions.create(params).catch((e: unknown) => e);
+          expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+          expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("n");
+          return;
+        }
+        const answer = await client.chat.completions.create(params);
+        const sent = f.sim.received[f.sim.received.length - 1]?.body as Record<string, any>;
+        if (type === "gemini") {
+          // Sent as candidateCount; the simulated Gemini model answers one candidate whatever it asks.
+          expect(sent.generationConfig.candidateCount).toBe(2);
+          return;
+        }
+        expect(answer.choices.map((c) => c.index)).toEqual([0, 1]);
+        expect(answer.choices[0]?.message.content).not.toBe(answer.choices[1]?.message.content);
+        expect((await lastChatCost(f.gw, f.user.userId)).cost).toBe(usageCost(answer.usage));
       });
 
       it("ends a stream cut after its first chunk with an error event, billing what was produced", async () => {
