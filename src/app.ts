@@ -7,6 +7,7 @@ import { anthropicRoutes } from "./api/anthropic/index.js";
 import { registerApiDocs } from "./api/docs/index.js";
 import { geminiRoutes } from "./api/gemini/index.js";
 import { imageRoutes } from "./api/images/index.js";
+import { openAiModelRoutes } from "./api/models/index.js";
 import { openAiChatRoutes } from "./api/openai-chat/index.js";
 import { opsRoutes } from "./api/ops/index.js";
 import { installSurface, sendError, surfaceOfUrl } from "./api/surfaces.js";
@@ -190,6 +191,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await app.register(imageRoutes, { ctx, prefix: "/v1" });
   await app.register(openAiChatRoutes, { ctx, prefix: "/v1" });
   await app.register(anthropicRoutes, { ctx, prefix: "/v1" });
+  await app.register(openAiModelRoutes, { ctx, prefix: "/v1" });
   await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
   registerTaskServices(ctx);
   registerWebhookServices(ctx);

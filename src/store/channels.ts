@@ -196,6 +196,20 @@ export class Channels {
     );
   }
 
+  /** Every public model name enabled channels of the given types serve to `group`, with those types. */
+  async servedModels(group: string, types: readonly ChannelType[]): Promise<Map<string, Set<ChannelType>>> {
+    const served = new Map<string, Set<ChannelType>>();
+    for (const c of await this.all()) {
+      if (c.status !== "enabled" || !c.groups.includes(group) || !types.includes(c.type)) continue;
+      for (const model of c.models) {
+        const set = served.get(model) ?? new Set<ChannelType>();
+        set.add(c.type);
+        served.set(model, set);
+      }
+    }
+    return served;
+  }
+
   /** Whether any channel (enabled or not) lists this model: tells "unknown" from "unavailable". */
   async isKnownModel(model: string, types?: readonly ChannelType[]): Promise<boolean> {
     return (await this.all()).some((c) => c.models.includes(model) && (types === undefined || types.includes(c.type)));

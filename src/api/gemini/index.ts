@@ -8,11 +8,12 @@ import { newRequestId } from "../../core/ids.js";
 import { GatewayError } from "../../errors.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installSurface } from "../surfaces.js";
+import { countContentTokens, geminiModelRoutes } from "./models.js";
 import { contentRelayDeps } from "./relay-deps.js";
 import { ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
 import { clientStreamSink } from "./stream-sink.js";
 
-const METHODS = ["generateContent", "streamGenerateContent"] as const;
+const METHODS = ["generateContent", "streamGenerateContent", "countTokens"] as const;
 type Method = (typeof METHODS)[number];
 
 /** `gemini-2.5-flash:streamGenerateContent` -> model and method (split at the last colon). */
@@ -60,6 +61,8 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
     }
   });
 
+  await geminiModelRoutes(app, ctx);
+
   app.post(
     "/models/:target",
     {
@@ -70,6 +73,7 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
       const { model, method } = splitTarget(request.params.target);
       const principal = principalOf(request);
       assertModelAllowed(principal, model);
+      if ((method as Method) === "countTokens") return countContentTokens(ctx, model, request.body);
       const call: ContentCall = {
         requestId: request.id,
         reference: billingReference(request),
