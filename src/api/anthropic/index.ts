@@ -35,37 +35,50 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
   app.addHook("onClose", () => fetcher.close());
   const deps = chatRelayDeps(ctx, ctx.logger, fetcher);
 
-  app.post("/messages", { schema: { body: MessagesBody } }, async (request, reply) => {
-    const body = request.body;
-    const principal = principalOf(request);
-    assertModelAllowed(principal, body.model);
-    const call: ChatCall = {
-      requestId: request.id,
-      reference: chatReference(request),
-      caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
-      model: body.model,
-      request: chatRequestFromAnthropic(body, ctx.config.images.maxImageBytes),
-      signal: clientGone(reply),
-    };
-    const id = `msg_${request.id.replaceAll("-", "")}`;
-    if (body.stream !== true) {
-      return reply.send(anthropicMessage(await completeChat(deps, call), id, body.model));
-    }
-    await streamChat(deps, call, new AnthropicEventSink(new SseWriter(request, reply), { id, model: body.model }));
-    return reply;
-  });
+  app.post(
+    "/messages",
+    { schema: { summary: "Create a message (Anthropic shape; stream: true for its SSE events)", body: MessagesBody } },
+    async (request, reply) => {
+      const body = request.body;
+      const principal = principalOf(request);
+      assertModelAllowed(principal, body.model);
+      const call: ChatCall = {
+        requestId: request.id,
+        reference: chatReference(request),
+        caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
+        model: body.model,
+        request: chatRequestFromAnthropic(body, ctx.config.images.maxImageBytes),
+        signal: clientGone(reply),
+      };
+      const id = `msg_${request.id.replaceAll("-", "")}`;
+      if (body.stream !== true) {
+        return reply.send(anthropicMessage(await completeChat(deps, call), id, body.model));
+      }
+      await streamChat(deps, call, new AnthropicEventSink(new SseWriter(request, reply), { id, model: body.model }));
+      return reply;
+    },
+  );
 
   /**
    * The gateway's own estimate of the input (four characters a token, a fixed amount per image):
    * free, and the same for every upstream that may serve the model.
    */
-  app.post("/messages/count_tokens", { schema: { body: CountTokensBody } }, async (request) => {
-    const body = request.body;
-    const principal = principalOf(request);
-    assertModelAllowed(principal, body.model);
-    if (!(await ctx.channels.isKnownModel(body.model, CHAT_CHANNEL_TYPES))) {
-      throw new GatewayError("GW_ERR_NOT_FOUND", `model: ${body.model}`, { param: "model" });
-    }
-    return { input_tokens: inputTokenEstimate(chatRequestFromAnthropic(body, ctx.config.images.maxImageBytes)) };
-  });
+  app.post(
+    "/messages/count_tokens",
+    {
+      schema: {
+        summary: "Count the input tokens of a message (the gateway's own estimate; free)",
+        body: CountTokensBody,
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const principal = principalOf(request);
+      assertModelAllowed(principal, body.model);
+      if (!(await ctx.channels.isKnownModel(body.model, CHAT_CHANNEL_TYPES))) {
+        throw new GatewayError("GW_ERR_NOT_FOUND", `model: ${body.model}`, { param: "model" });
+      }
+      return { input_tokens: inputTokenEstimate(chatRequestFromAnthropic(body, ctx.config.images.maxImageBytes)) };
+    },
+  );
 }

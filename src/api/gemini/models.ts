@@ -43,19 +43,23 @@ async function contentModels(ctx: GatewayContext, request: Parameters<typeof pri
 export async function geminiModelRoutes(base: FastifyInstance, ctx: GatewayContext) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const limit = ctx.config.content.defaultMaxOutputTokens;
-  app.get("/models", { schema: { querystring: ListQuery } }, async (request) => {
-    const ids = await contentModels(ctx, request);
-    const size = request.query.pageSize ?? 50;
-    const start = request.query.pageToken ? Number.parseInt(request.query.pageToken, 10) : 0;
-    if (!Number.isInteger(start) || start < 0) {
-      throw new GatewayError("GW_ERR_VALIDATION", "pageToken is invalid", { param: "pageToken" });
-    }
-    const page = ids.slice(start, start + size);
-    const next = start + size < ids.length ? String(start + size) : undefined;
-    return { models: page.map((id) => modelResource(id, limit)), ...(next ? { nextPageToken: next } : {}) };
-  });
+  app.get(
+    "/models",
+    { schema: { summary: "List models (Google's Model resources)", querystring: ListQuery } },
+    async (request) => {
+      const ids = await contentModels(ctx, request);
+      const size = request.query.pageSize ?? 50;
+      const start = request.query.pageToken ? Number.parseInt(request.query.pageToken, 10) : 0;
+      if (!Number.isInteger(start) || start < 0) {
+        throw new GatewayError("GW_ERR_VALIDATION", "pageToken is invalid", { param: "pageToken" });
+      }
+      const page = ids.slice(start, start + size);
+      const next = start + size < ids.length ? String(start + size) : undefined;
+      return { models: page.map((id) => modelResource(id, limit)), ...(next ? { nextPageToken: next } : {}) };
+    },
+  );
 
-  app.get("/models/:target", async (request) => {
+  app.get("/models/:target", { schema: { summary: "Get one model (Google's Model resource)" } }, async (request) => {
     const model = (request.params as { target: string }).target;
     if (!(await contentModels(ctx, request)).includes(model)) {
       throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);

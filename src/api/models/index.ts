@@ -24,14 +24,19 @@ export async function openAiModelRoutes(app: FastifyInstance, opts: { ctx: Gatew
   });
   app.addHook("onRequest", requireToken(ctx, "bearer"));
 
-  app.get("/models", async (request) => {
+  app.get("/models", { schema: { summary: "List the models the token may use" } }, async (request) => {
     const models = await modelsForToken(ctx, principalOf(request));
     return { object: "list", data: [...models.keys()].map(modelObject) };
   });
 
   app.get(
     "/models/:model",
-    { schema: { params: Type.Object({ model: Type.String({ minLength: 1 }) }) } },
+    {
+      schema: {
+        summary: "Get one model the token may use",
+        params: Type.Object({ model: Type.String({ minLength: 1 }) }),
+      },
+    },
     async (request) => {
       const { model } = request.params as { model: string };
       const models = await modelsForToken(ctx, principalOf(request));

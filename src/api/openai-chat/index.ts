@@ -33,27 +33,36 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: Gatew
   app.addHook("onClose", () => fetcher.close());
   const deps = chatRelayDeps(ctx, ctx.logger, fetcher);
 
-  app.post("/chat/completions", { schema: { body: ChatCompletionBody } }, async (request, reply) => {
-    const body = request.body;
-    const principal = principalOf(request);
-    assertModelAllowed(principal, body.model);
-    const call: ChatCall = {
-      requestId: request.id,
-      reference: chatReference(request),
-      caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
-      model: body.model,
-      request: chatRequestFromOpenAi(body, ctx.config.images.maxImageBytes),
-      signal: clientGone(reply),
-    };
-    const id = `chatcmpl-${request.id}`;
-    const created = unixNow();
-    if (body.stream !== true) {
-      const answer = await completeChat(deps, call);
-      return reply.send(chatCompletion(answer, id, body.model, created));
-    }
-    const includeUsage = body.stream_options?.include_usage === true;
-    const sink = new OpenAiChunkSink(new SseWriter(request, reply), { id, model: body.model, created, includeUsage });
-    await streamChat(deps, call, sink);
-    return reply;
-  });
+  app.post(
+    "/chat/completions",
+    {
+      schema: {
+        summary: "Create a chat completion (OpenAI shape; stream: true for SSE chunks)",
+        body: ChatCompletionBody,
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const principal = principalOf(request);
+      assertModelAllowed(principal, body.model);
+      const call: ChatCall = {
+        requestId: request.id,
+        reference: chatReference(request),
+        caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
+        model: body.model,
+        request: chatRequestFromOpenAi(body, ctx.config.images.maxImageBytes),
+        signal: clientGone(reply),
+      };
+      const id = `chatcmpl-${request.id}`;
+      const created = unixNow();
+      if (body.stream !== true) {
+        const answer = await completeChat(deps, call);
+        return reply.send(chatCompletion(answer, id, body.model, created));
+      }
+      const includeUsage = body.stream_options?.include_usage === true;
+      const sink = new OpenAiChunkSink(new SseWriter(request, reply), { id, model: body.model, created, includeUsage });
+      await streamChat(deps, call, sink);
+      return reply;
+    },
+  );
 }
