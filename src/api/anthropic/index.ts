@@ -54,7 +54,12 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
       if (body.stream !== true) {
         return reply.send(anthropicMessage(await completeChat(deps, call), id, body.model));
       }
-      await streamChat(deps, call, new AnthropicEventSink(new SseWriter(request, reply), { id, model: body.model }));
+      const sse = new SseWriter(request, reply);
+      try {
+        await streamChat(deps, call, new AnthropicEventSink(sse, { id, model: body.model }));
+      } finally {
+        sse.dispose();
+      }
       return reply;
     },
   );

@@ -38,6 +38,14 @@ export class SseWriter {
     return this.write(`${event ? `event: ${event}\n` : ""}data: ${data}\n\n`);
   }
 
+  /**
+   * After the relay returned: an answer left unfinished (its client went away) is torn down, so
+   * that its connection does not linger and hold up a graceful shutdown.
+   */
+  dispose(): void {
+    if (this.started && !this.raw.writableEnded) this.raw.destroy();
+  }
+
   end(): void {
     this.start();
     if (!this.raw.destroyed) this.raw.end();

@@ -60,8 +60,13 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: Gatew
         return reply.send(chatCompletion(answer, id, body.model, created));
       }
       const includeUsage = body.stream_options?.include_usage === true;
-      const sink = new OpenAiChunkSink(new SseWriter(request, reply), { id, model: body.model, created, includeUsage });
-      await streamChat(deps, call, sink);
+      const sse = new SseWriter(request, reply);
+      const sink = new OpenAiChunkSink(sse, { id, model: body.model, created, includeUsage });
+      try {
+        await streamChat(deps, call, sink);
+      } finally {
+        sse.dispose();
+      }
       return reply;
     },
   );
