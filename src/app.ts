@@ -190,7 +190,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await app.register(taskRoutes, { ctx });
   await app.register(imageRoutes, { ctx, prefix: "/v1" });
   await app.register(openAiChatRoutes, { ctx, prefix: "/v1" });
-  await app.register(anthropicRoutes, { ctx, prefix: "/v1" });
+  await app.register(anthropicRoutes, { ctx, prefix: "/v1/messages" });
   await app.register(openAiModelRoutes, { ctx, prefix: "/v1" });
   await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
   registerTaskServices(ctx);

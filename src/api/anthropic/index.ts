@@ -18,7 +18,7 @@ import { CountTokensBody, MessagesBody } from "./schemas.js";
 import { AnthropicEventSink } from "./stream-sink.js";
 
 /**
- * Anthropic Messages under /v1/messages (`x-api-key` or Bearer token; `anthropic-version` and
+ * Anthropic Messages under /v1/messages, with its own not-found answers (`x-api-key` or Bearer token; `anthropic-version` and
  * `anthropic-beta` are accepted and not needed; Anthropic's error shape).
  */
 export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
@@ -30,13 +30,20 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
     if (reply.sent || reply.raw.headersSent) return;
     return sendError(reply, "anthropic", gw);
   });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      "anthropic",
+      new GatewayError("GW_ERR_ROUTE_NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}.`),
+    ),
+  );
   app.addHook("onRequest", requireToken(ctx, "anthropic"));
   const fetcher = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
   app.addHook("onClose", () => fetcher.close());
   const deps = chatRelayDeps(ctx, ctx.logger, fetcher);
 
   app.post(
-    "/messages",
+    "",
     { schema: { summary: "Create a message (Anthropic shape; stream: true for its SSE events)", body: MessagesBody } },
     async (request, reply) => {
       const body = request.body;
@@ -69,7 +76,7 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
    * free, and the same for every upstream that may serve the model.
    */
   app.post(
-    "/messages/count_tokens",
+    "/count_tokens",
     {
       schema: {
         summary: "Count the input tokens of a message (the gateway's own estimate; free)",
