@@ -186,6 +186,16 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
         expect(JSON.stringify(f.sim.received.slice(before).map((r) => r.body))).toContain(png.toString("base64"));
       });
 
+      it("takes the token as x-api-key or as a Bearer token", async () => {
+        const bearer = new Anthropic({ authToken: f.user.key, apiKey: null, baseURL: f.gw.url, maxRetries: 0 });
+        const message = await bearer.messages.create({
+          model: CHAT_MODEL,
+          max_tokens: 100,
+          messages: [{ role: "user", content: "Who am I?" }],
+        });
+        expect(message.content[0]?.type).toBe("text");
+      });
+
       it("counts tokens without charging", async () => {
         const before = await f.gw.balance(f.user.userId);
         const counted = await client.messages.countTokens({

@@ -228,9 +228,15 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
       it("answers n choices where the upstream can, and a 400 naming n where it cannot", async () => {
         const params = { model: CHAT_MODEL, messages: [{ role: "user" as const, content: "Two ideas" }], n: 2 };
         if (type === "anthropic") {
+          const before = f.sim.received.length;
           const err = await client.chat.completions.create(params).catch((e: unknown) => e);
           expect(err).toBeInstanceOf(OpenAI.BadRequestError);
           expect((err as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("n");
+          const json = await client.chat.completions
+            .create({ ...params, n: 1, response_format: { type: "json_object" } })
+            .catch((e: unknown) => e);
+          expect((json as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("response_format");
+          expect(f.sim.received.length).toBe(before);
           return;
         }
         const answer = await client.chat.completions.create(params);
