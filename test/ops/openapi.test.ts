@@ -63,6 +63,14 @@ const EXPECTED: [string, string][] = [
   ["post", "/v1/images/generations"],
   ["post", "/v1beta/models/{model}:generateContent"],
   ["post", "/v1beta/models/{model}:streamGenerateContent"],
+  ["post", "/v1beta/models/{model}:countTokens"],
+  ["get", "/v1beta/models"],
+  ["get", "/v1beta/models/{model}"],
+  ["post", "/v1/chat/completions"],
+  ["post", "/v1/messages"],
+  ["post", "/v1/messages/count_tokens"],
+  ["get", "/v1/models"],
+  ["get", "/v1/models/{model}"],
 ];
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
