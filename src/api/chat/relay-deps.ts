@@ -48,12 +48,15 @@ export function chatRelayDeps(
     quotaPerUnit: ctx.config.quotaPerUnit,
     modelMaxOutputTokens: ctx.config.content.defaultMaxOutputTokens,
     maxChannelAttempts: ctx.config.routing.maxAttempts,
+    chargeOpenMs: ctx.config.charges.openMs,
+    usageRecordMs: ctx.config.charges.usageRecordMs,
     channels: {
       candidates: (model, group) => ctx.channels.candidates(model, group, CHAT_CHANNEL_TYPES),
       isKnownModel: (model) => ctx.channels.isKnownModel(model, CHAT_CHANNEL_TYPES),
-      report(channel, error) {
+      report(channel, error, userId) {
         countUpstreamCall(ctx.metrics, channel, error);
-        void ctx.health.report(channel, error);
+        // Off the hot path: the answer does not wait for the channel's counters.
+        void ctx.health.report(channel, error, `user:${userId}`);
       },
       acquire: (channel) => ctx.slots.acquire(channel),
     },
@@ -65,6 +68,7 @@ export function chatRelayDeps(
       charge: (input) => ctx.ledger.charge(input),
       settle: (reference, amount, note) => ctx.ledger.settle(reference, amount, note),
       refund: (reference, note) => ctx.ledger.refund(reference, note),
+      noteUsage: (reference, seen, closeBy) => ctx.ledger.noteUsage(reference, seen, closeBy),
     },
     upstreamFor(channel) {
       const upstream = UPSTREAMS[channel.type];
@@ -100,6 +104,7 @@ export function chatRelayDeps(
         status: row.status,
         error: row.error,
       }),
+    stopping: ctx.stopping,
     log,
   };
 }

@@ -1,59 +1,34 @@
-/** How a chat call opens (the hold) and closes (settlement or refund, and its request-log row). */
+/**
+ * How a chat call opens: its hold, with the close-by time of its charge. It closes (settlement or
+ * refund, progress recorded by streams, the request-log row) by the content relay's billing,
+ * which chat shares: see content/call-billing.ts.
+ */
 import { GatewayError } from "../../errors.js";
 import { orderChannels } from "../channel-selection.js";
-import { settlementFor } from "../content/settlement.js";
+import { type Outcome as BillingOutcome, type Plan as BillingPlan, logRow, quotaFor } from "../content/call-billing.js";
 import { toContentError } from "../content/upstream-failure.js";
-import { quotaForTokens, type TokenPrice, type TokenUsage } from "../pricing.js";
 import type { ChatAccount } from "./account.js";
 import type { ChatRequest } from "./canonical.js";
 import { holdUsage, inputTokenEstimate } from "./estimate.js";
 import { inlineImages } from "./images.js";
 import type { ChatCall, ChatChannel, ChatRelayDeps } from "./ports.js";
 
-export interface Plan<C> {
-  ordered: C[];
+/** A content plan, plus the request as sent upstream (images given by URL inlined). */
+export interface Plan<C> extends BillingPlan<C> {
   request: ChatRequest;
-  price: TokenPrice;
-  groupRatio: number;
-  promptEstimate: number;
-  startedAt: number;
 }
 
-export interface Outcome<C> {
-  channel: C | null;
-  account: ChatAccount;
-  status: number;
-  error: string | null;
-}
+export type Outcome<C> = BillingOutcome<C, ChatAccount>;
 
-function quotaAt<C extends ChatChannel>(deps: ChatRelayDeps<C>, plan: Plan<C>, usage: TokenUsage, ratio: number) {
-  return quotaForTokens(usage, plan.price, {
-    groupRatio: plan.groupRatio,
-    channelRatio: ratio,
-    quotaPerUnit: deps.quotaPerUnit,
-  });
-}
-
-function logRow<C extends ChatChannel>(
-  deps: ChatRelayDeps<C>,
-  call: ChatCall,
-  startedAt: number,
-  fields: { channelId: number | null; usage: TokenUsage | null; quota: number; status: number; error: string | null },
-) {
-  deps.logRequest({
-    requestId: call.requestId,
-    userId: call.caller.userId,
-    tokenId: call.caller.tokenId,
-    channelId: fields.channelId,
-    model: call.model,
-    promptTokens: fields.usage?.promptTokens ?? 0,
-    outputTokens: fields.usage?.outputTokens ?? 0,
-    cachedTokens: fields.usage?.cachedTokens ?? 0,
-    quota: fields.quota,
-    latencyMs: Math.max(0, (deps.now ?? Date.now)() - startedAt),
-    status: fields.status,
-    error: fields.error,
-  });
+/** A refused hold, told with what was held: the client can ask for less output. */
+function explainRefusedHold(err: unknown, amount: number, inputTokens: number, outputTokens: number): unknown {
+  if (!(err instanceof GatewayError)) return err;
+  if (err.errorName !== "GW_ERR_INSUFFICIENT_QUOTA" && err.errorName !== "GW_ERR_TOKEN_QUOTA_EXCEEDED") return err;
+  const whose = err.errorName === "GW_ERR_INSUFFICIENT_QUOTA" ? "the balance" : "the token's quota limit";
+  return new GatewayError(
+    err.errorName,
+    `This request may cost up to ${amount} quota (${inputTokens} input and ${outputTokens} output tokens at most), more than ${whose} allows; a lower output limit (max_tokens) lowers that bound.`,
+  );
 }
 
 /**
@@ -101,6 +76,7 @@ export async function begin<C extends ChatChannel>(deps: ChatRelayDeps<C>, call:
     const request = await inlineImages(call.request, (url, field) => deps.fetchImage(url, field, call.signal));
     const groupRatio = await deps.prices.groupRatio(caller.group);
     const plan: Plan<C> = {
+      label: "chat",
       ordered,
       request,
       price,
@@ -108,14 +84,27 @@ export async function begin<C extends ChatChannel>(deps: ChatRelayDeps<C>, call:
       promptEstimate: inputTokenEstimate(request),
       startedAt,
     };
-    const ratio = Math.max(...ordered.map((c) => c.priceRatio));
-    await deps.ledger.charge({
-      userId: caller.userId,
-      tokenId: caller.tokenId,
-      amount: quotaAt(deps, plan, holdUsage(request, deps.modelMaxOutputTokens), ratio),
-      reference: call.reference,
-      note: `hold for ${model}, request ${call.requestId}`,
-    });
+    // Failover may land on any candidate: the hold is at the dearest ratio among them.
+    const dearest = ordered.reduce((a, b) => (b.priceRatio > a.priceRatio ? b : a));
+    const worst = holdUsage(request, deps.modelMaxOutputTokens);
+    const amount = quotaFor(deps, plan, worst, dearest);
+    if (!Number.isSafeInteger(amount)) {
+      throw new GatewayError("GW_ERR_VALIDATION", "The request asks for more output than can be charged.", {
+        param: "max_tokens",
+      });
+    }
+    try {
+      await deps.ledger.charge({
+        userId: caller.userId,
+        tokenId: caller.tokenId,
+        amount,
+        reference: call.reference,
+        note: `hold for ${model}, request ${call.requestId}`,
+        closeBy: startedAt + deps.chargeOpenMs,
+      });
+    } catch (err) {
+      throw explainRefusedHold(err, amount, worst.promptTokens, worst.outputTokens);
+    }
     return plan;
   } catch (err) {
     const error = toContentError(err);
@@ -128,48 +117,4 @@ export async function begin<C extends ChatChannel>(deps: ChatRelayDeps<C>, call:
     });
     throw error;
   }
-}
-
-/**
- * Settles (or refunds) the hold once, and writes the request-log row. Never throws. Returns the
- * usage billed (null when refunded).
- */
-export async function finish<C extends ChatChannel>(
-  deps: ChatRelayDeps<C>,
-  call: ChatCall,
-  plan: Plan<C>,
-  outcome: Outcome<C>,
-): Promise<TokenUsage | null> {
-  const settlement = settlementFor(outcome.account, plan.promptEstimate);
-  let quota = 0;
-  let usage: TokenUsage | null = null;
-  try {
-    if (settlement.kind === "refund") {
-      await deps.ledger.refund(call.reference, "nothing was produced");
-    } else {
-      usage = settlement.usage;
-      const channel = outcome.channel ?? (plan.ordered[0] as C);
-      quota = quotaAt(deps, plan, usage, channel.priceRatio);
-      await deps.ledger.settle(call.reference, quota, settlement.estimated ? "estimated usage" : "reported usage");
-      if (settlement.estimated) {
-        deps.log.warn(
-          { requestId: call.requestId, model: call.model, usage },
-          "chat usage estimated from the text produced: the upstream reported none",
-        );
-      }
-    }
-  } catch (err) {
-    deps.log.error(
-      { requestId: call.requestId, err, reference: call.reference },
-      "chat charge could not be settled; it stays at the hold",
-    );
-  }
-  logRow(deps, call, plan.startedAt, {
-    channelId: outcome.channel ? outcome.channel.id : null,
-    usage,
-    quota,
-    status: outcome.status,
-    error: outcome.error,
-  });
-  return usage;
 }

@@ -33,7 +33,7 @@ export interface ChatUpstream<C> {
 
 /** Everything the chat relay uses: the content relay's ports (channels, prices, ledger, log) and more. */
 export interface ChatRelayDeps<C extends ChatChannel>
-  extends Omit<ContentRelayDeps<C>, "upstream" | "logRequest" | "defaultMaxOutputTokens"> {
+  extends Omit<ContentRelayDeps<C>, "upstream" | "logRequest" | "modelDefaults"> {
   /** Output tokens a model may produce at most, when the request sets no limit. */
   modelMaxOutputTokens: number;
   /** The adapter of a channel's protocol. */

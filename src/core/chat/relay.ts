@@ -1,33 +1,24 @@
-import { GatewayError } from "../../errors.js";
-import { CLIENT_CLOSED, upstreamModelFor } from "../content/relay.js";
-import { toContentError } from "../content/upstream-failure.js";
+import type { GatewayError } from "../../errors.js";
+import { finish, progressRecorder } from "../content/call-billing.js";
+import {
+  brokenStream,
+  CLIENT_CLOSED,
+  failedCall,
+  reporter,
+  streamSignal,
+  unlessClientLeft,
+  upstreamModelFor,
+} from "../content/relay.js";
 import { withFailover } from "../failover.js";
 import type { TokenUsage } from "../pricing.js";
 import { UpstreamError } from "../upstream-error.js";
 import { ChatAccount } from "./account.js";
-import { begin, finish, type Outcome } from "./call-lifecycle.js";
+import { begin, type Outcome } from "./call-lifecycle.js";
 import type { ChatAnswer, ChatEvent } from "./canonical.js";
 import type { ChatCall, ChatChannel, ChatRelayDeps, ChatSink } from "./ports.js";
 
-function reporter<C extends ChatChannel>(deps: ChatRelayDeps<C>, call: ChatCall) {
-  return ({ channel, error }: { channel: C; error: UpstreamError | null }) => {
-    // An upstream call aborted on the client's behalf says nothing about the channel.
-    if (call.signal.aborted) return;
-    deps.channels.report(channel, error);
-  };
-}
-
-function unlessClientLeft(call: ChatCall, err: unknown): unknown {
-  return call.signal.aborted ? new UpstreamError("refused", "The client closed the request.", { cause: err }) : err;
-}
-
-function failedCall(call: ChatCall, err: unknown, outcome: Outcome<unknown>): GatewayError {
-  const left = call.signal.aborted ? new GatewayError("GW_ERR_BAD_REQUEST", "The client closed the request.") : null;
-  const gw = left ?? toContentError(err);
-  outcome.status = left ? CLIENT_CLOSED : gw.status;
-  outcome.error = gw.message;
-  return gw;
-}
+// The chat relay shares the content relay's rules: failover, health reports, the client leaving,
+// the gateway stopping, and its billing (content/call-billing.ts).
 
 /** The answer with usage filled in from what was billed, when the upstream reported none. */
 function withBilledUsage(answer: ChatAnswer, billed: TokenUsage | null): ChatAnswer {
@@ -105,7 +96,7 @@ export async function streamChat<C extends ChatChannel>(
           try {
             const events = await deps
               .upstreamFor(ch)
-              .openStream(ch, upstreamModelFor(ch, call.model), plan.request, call.signal);
+              .openStream(ch, upstreamModelFor(ch, call.model), plan.request, streamSignal(deps, call));
             const first = await events.next();
             if (first.done) throw new UpstreamError("retryable", "The upstream ended the stream before any event.");
             return { events, first: first.value, release };
@@ -122,11 +113,13 @@ export async function streamChat<C extends ChatChannel>(
     releaseSlot = opened.result.release;
     outcome.channel = opened.channel;
     const { events, first } = opened.result;
+    const recordProgress = progressRecorder(deps, call, plan, outcome);
     try {
       outcome.account.observe(first);
       await sink.event(first);
       for await (const event of events) {
         outcome.account.observe(event);
+        recordProgress();
         await sink.event(event);
       }
       if (call.signal.aborted) {
@@ -138,16 +131,7 @@ export async function streamChat<C extends ChatChannel>(
         ending = "end";
       }
     } catch (err) {
-      if (call.signal.aborted) {
-        outcome.status = CLIENT_CLOSED;
-        outcome.error = "The client closed the request.";
-      } else {
-        const error = toContentError(err);
-        outcome.status = error.status;
-        outcome.error = error.message;
-        deps.log.warn({ requestId: call.requestId, err }, "chat stream failed after its first event");
-        ending = error;
-      }
+      ending = brokenStream(deps, call, outcome, err, "chat");
       await events.return(undefined);
     }
   } finally {
