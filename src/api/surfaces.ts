@@ -146,9 +146,10 @@ export function sendError(reply: FastifyReply, surface: Surface, err: GatewayErr
 /**
  * Gives an encapsulated plugin its surface's error handler and not-found handler, so every
  * error inside it (validation, bad JSON, body too large, thrown GatewayErrors, bugs) is answered
- * in that surface's shape.
+ * in that surface's shape. `notFound: false` leaves the not-found answers of the plugin's prefix
+ * to the surface that already owns them (several plugins of one shape share `/v1`).
  */
-export function installSurface(app: FastifyInstance, surface: Surface): void {
+export function installSurface(app: FastifyInstance, surface: Surface, options: { notFound?: boolean } = {}): void {
   app.addHook("onRoute", (route) => withErrorResponses(route, surface));
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     let gwError = toGatewayError(error);
@@ -164,6 +165,7 @@ export function installSurface(app: FastifyInstance, surface: Surface): void {
     if (reply.sent || reply.raw.headersSent) return;
     return sendError(reply, surface, gwError);
   });
+  if (options.notFound === false) return;
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
     sendError(
       reply,

@@ -20,6 +20,7 @@ describe("limits", () => {
       bodyLimitBytes: 2048,
       bodies: {
         content: { maxBytes: 2048, maxDepth: 8 },
+        chat: { maxBytes: 2048, maxDepth: 8 },
         images: { maxBytes: 2048, maxDepth: 8 },
         tasks: { maxBytes: 2048, maxDepth: 8 },
         admin: { maxBytes: 2048, maxDepth: 8 },

@@ -11,8 +11,10 @@ import { principalOf, requireToken } from "../auth-hook.js";
 import { chatReference, clientGone } from "../chat/call.js";
 import { CHAT_CHANNEL_TYPES, chatRelayDeps } from "../chat/relay-deps.js";
 import { SseWriter } from "../chat/sse-writer.js";
-import { sendError, toGatewayError } from "../surfaces.js";
+import { installInputBounds } from "../input-bounds.js";
+import { installSurface } from "../surfaces.js";
 import { anthropicMessage } from "./answer.js";
+import { CountTokensAnswer, MessageAnswer } from "./answer-schemas.js";
 import { chatRequestFromAnthropic } from "./request.js";
 import { CountTokensBody, MessagesBody } from "./schemas.js";
 import { AnthropicEventSink } from "./stream-sink.js";
@@ -24,27 +26,22 @@ import { AnthropicEventSink } from "./stream-sink.js";
 export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
   const { ctx } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  app.setErrorHandler((error, request, reply) => {
-    const gw = toGatewayError(error);
-    if (gw.errorName === "GW_ERR_INTERNAL") request.log.error({ err: error }, "unhandled error");
-    if (reply.sent || reply.raw.headersSent) return;
-    return sendError(reply, "anthropic", gw);
-  });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      "anthropic",
-      new GatewayError("GW_ERR_ROUTE_NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}.`),
-    ),
-  );
+  installSurface(app, "anthropic");
   app.addHook("onRequest", requireToken(ctx, "anthropic"));
+  installInputBounds(app, ctx.config.bodies.chat);
   const fetcher = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
   app.addHook("onClose", () => fetcher.close());
   const deps = chatRelayDeps(ctx, ctx.logger, fetcher);
 
   app.post(
     "",
-    { schema: { summary: "Create a message (Anthropic shape; stream: true for its SSE events)", body: MessagesBody } },
+    {
+      schema: {
+        summary: "Create a message (Anthropic shape; stream: true for its SSE events)",
+        body: MessagesBody,
+        response: { 200: MessageAnswer },
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       const principal = principalOf(request);
@@ -59,7 +56,9 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
       };
       const id = `msg_${request.id.replaceAll("-", "")}`;
       if (body.stream !== true) {
-        return reply.send(anthropicMessage(await completeChat(deps, call), id, body.model));
+        // Written as JSON text here: the response schema documents the object, it does not reshape it.
+        const message = anthropicMessage(await completeChat(deps, call), id, body.model);
+        return reply.type("application/json; charset=utf-8").send(JSON.stringify(message));
       }
       const sse = new SseWriter(request, reply);
       try {
@@ -81,6 +80,7 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
       schema: {
         summary: "Count the input tokens of a message (the gateway's own estimate; free)",
         body: CountTokensBody,
+        response: { 200: CountTokensAnswer },
       },
     },
     async (request) => {

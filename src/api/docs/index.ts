@@ -70,14 +70,23 @@ const CONTENT_METHODS = [
   ["countTokens", "Count the tokens of a prompt (the gateway's own estimate; free)"],
 ] as const;
 
-/** generateContent answers one JSON object: not the stream's array, not events. */
-function onlyOneAnswer(operation: Record<string, unknown>): void {
+/**
+ * The shared route's JSON answer is a union of every method's (see `ContentAnswer`): each method
+ * is shown its own. generateContent and countTokens answer one JSON object, never events.
+ */
+const METHOD_ANSWER = { generateContent: 0, streamGenerateContent: 1, countTokens: 2 } as const;
+
+function ownAnswer(operation: Record<string, unknown>, method: keyof typeof METHOD_ANSWER): void {
   const ok = (
     operation.responses as Record<string, { content?: Record<string, { schema?: { anyOf?: unknown[] } }> }>
   )?.["200"];
   const json = ok?.content?.["application/json"];
   if (!ok?.content || !json) return;
-  ok.content = { "application/json": { schema: json.schema?.anyOf?.[0] ?? json.schema } };
+  const schema = json.schema?.anyOf?.[METHOD_ANSWER[method]] ?? json.schema;
+  ok.content =
+    method === "streamGenerateContent"
+      ? { ...ok.content, "application/json": { schema } }
+      : { "application/json": { schema } };
 }
 
 /** An operation whose `{target}` path parameter is shown as `{model}`. */
@@ -115,7 +124,7 @@ function splitContentMethods(document: Record<string, unknown>): Record<string, 
     for (const [method, summary] of CONTENT_METHODS) {
       const operation = withModelParameter(structuredClone(shared));
       operation.summary ??= summary;
-      if (method === "generateContent") onlyOneAnswer(operation);
+      ownAnswer(operation, method);
       split[`/v1beta/models/{model}:${method}`] = { post: operation };
     }
   }

@@ -21,6 +21,24 @@ function modelResource(id: string, outputTokenLimit: number) {
   };
 }
 
+const ModelResource = Type.Object(
+  {
+    name: Type.String({ examples: ["models/gemini-2.5-flash"] }),
+    baseModelId: Type.String(),
+    version: Type.String(),
+    displayName: Type.String(),
+    description: Type.String(),
+    outputTokenLimit: Type.Integer(),
+    supportedGenerationMethods: Type.Array(Type.String()),
+  },
+  { additionalProperties: true, description: "A model the token may call here" },
+);
+
+const ModelPage = Type.Object(
+  { models: Type.Array(ModelResource), nextPageToken: Type.Optional(Type.String()) },
+  { additionalProperties: true, description: "One page of the models the token may call here" },
+);
+
 const ListQuery = Type.Object(
   {
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
@@ -45,7 +63,13 @@ export async function geminiModelRoutes(base: FastifyInstance, ctx: GatewayConte
   const limit = ctx.config.content.defaultMaxOutputTokens;
   app.get(
     "/models",
-    { schema: { summary: "List models (Google's Model resources)", querystring: ListQuery } },
+    {
+      schema: {
+        summary: "List models (Google's Model resources)",
+        querystring: ListQuery,
+        response: { 200: ModelPage },
+      },
+    },
     async (request) => {
       const ids = await contentModels(ctx, request);
       const size = request.query.pageSize ?? 50;
@@ -59,13 +83,17 @@ export async function geminiModelRoutes(base: FastifyInstance, ctx: GatewayConte
     },
   );
 
-  app.get("/models/:target", { schema: { summary: "Get one model (Google's Model resource)" } }, async (request) => {
-    const model = (request.params as { target: string }).target;
-    if (!(await contentModels(ctx, request)).includes(model)) {
-      throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);
-    }
-    return modelResource(model, limit);
-  });
+  app.get(
+    "/models/:target",
+    { schema: { summary: "Get one model (Google's Model resource)", response: { 200: ModelResource } } },
+    async (request) => {
+      const model = (request.params as { target: string }).target;
+      if (!(await contentModels(ctx, request)).includes(model)) {
+        throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);
+      }
+      return modelResource(model, limit);
+    },
+  );
 }
 
 /**

@@ -3,7 +3,9 @@ import type { FastifyInstance } from "fastify";
 import type { GatewayContext } from "../../context.js";
 import { GatewayError } from "../../errors.js";
 import { principalOf, requireToken } from "../auth-hook.js";
-import { sendError, toGatewayError } from "../surfaces.js";
+import { installInputBounds } from "../input-bounds.js";
+import { ModelList, ModelObject } from "../openai-chat/answer-schemas.js";
+import { installSurface } from "../surfaces.js";
 import { modelsForToken } from "./catalog.js";
 
 /** Models are the gateway's own catalogue: one creation time for all (the listing has no other). */
@@ -16,18 +18,19 @@ function modelObject(id: string) {
 /** `GET /v1/models` and `/v1/models/{model}` in OpenAI's shape: exactly the models the token may use. */
 export async function openAiModelRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
   const { ctx } = opts;
-  app.setErrorHandler((error, request, reply) => {
-    const gw = toGatewayError(error);
-    if (gw.errorName === "GW_ERR_INTERNAL") request.log.error({ err: error }, "unhandled error");
-    if (reply.sent || reply.raw.headersSent) return;
-    return sendError(reply, "openai", gw);
-  });
+  // The /v1 not-found answers belong to the images surface (same shape).
+  installSurface(app, "openai", { notFound: false });
   app.addHook("onRequest", requireToken(ctx, "bearer"));
+  installInputBounds(app, ctx.config.bodies.chat);
 
-  app.get("/models", { schema: { summary: "List the models the token may use" } }, async (request) => {
-    const models = await modelsForToken(ctx, principalOf(request));
-    return { object: "list", data: [...models.keys()].map(modelObject) };
-  });
+  app.get(
+    "/models",
+    { schema: { summary: "List the models the token may use", response: { 200: ModelList } } },
+    async (request) => {
+      const models = await modelsForToken(ctx, principalOf(request));
+      return { object: "list", data: [...models.keys()].map(modelObject) };
+    },
+  );
 
   app.get(
     "/models/:model",
@@ -35,6 +38,7 @@ export async function openAiModelRoutes(app: FastifyInstance, opts: { ctx: Gatew
       schema: {
         summary: "Get one model the token may use",
         params: Type.Object({ model: Type.String({ minLength: 1 }) }),
+        response: { 200: ModelObject },
       },
     },
     async (request) => {

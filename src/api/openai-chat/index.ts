@@ -10,8 +10,10 @@ import { principalOf, requireToken } from "../auth-hook.js";
 import { chatReference, clientGone } from "../chat/call.js";
 import { chatRelayDeps } from "../chat/relay-deps.js";
 import { SseWriter } from "../chat/sse-writer.js";
-import { sendError, toGatewayError } from "../surfaces.js";
+import { installInputBounds } from "../input-bounds.js";
+import { installSurface } from "../surfaces.js";
 import { chatCompletion } from "./answer.js";
+import { ChatCompletionAnswer } from "./answer-schemas.js";
 import { chatRequestFromOpenAi } from "./request.js";
 import { ChatCompletionBody } from "./schemas.js";
 import { OpenAiChunkSink } from "./stream-sink.js";
@@ -20,14 +22,10 @@ import { OpenAiChunkSink } from "./stream-sink.js";
 export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
   const { ctx } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  // The /v1 not-found handler belongs to the images surface (same shape); errors here are ours.
-  app.setErrorHandler((error, request, reply) => {
-    const gw = toGatewayError(error);
-    if (gw.errorName === "GW_ERR_INTERNAL") request.log.error({ err: error }, "unhandled error");
-    if (reply.sent || reply.raw.headersSent) return;
-    return sendError(reply, "openai", gw);
-  });
+  // The /v1 not-found answers belong to the images surface (same shape); errors here are ours.
+  installSurface(app, "openai", { notFound: false });
   app.addHook("onRequest", requireToken(ctx, "bearer"));
+  installInputBounds(app, ctx.config.bodies.chat);
   // Images given by URL are fetched by the gateway, under the same SSRF guard as the images surface.
   const fetcher = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
   app.addHook("onClose", () => fetcher.close());
@@ -39,6 +37,7 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: Gatew
       schema: {
         summary: "Create a chat completion (OpenAI shape; stream: true for SSE chunks)",
         body: ChatCompletionBody,
+        response: { 200: ChatCompletionAnswer },
       },
     },
     async (request, reply) => {
@@ -57,7 +56,10 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: Gatew
       const created = unixNow();
       if (body.stream !== true) {
         const answer = await completeChat(deps, call);
-        return reply.send(chatCompletion(answer, id, body.model, created));
+        // Written as JSON text here: the response schema documents the object, it does not reshape it.
+        return reply
+          .type("application/json; charset=utf-8")
+          .send(JSON.stringify(chatCompletion(answer, id, body.model, created)));
       }
       const includeUsage = body.stream_options?.include_usage === true;
       const sse = new SseWriter(request, reply);
