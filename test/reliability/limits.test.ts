@@ -47,6 +47,16 @@ describe("limits", () => {
         googleKey(user.key),
         { contents: [{ parts: [{ text: big }] }] },
       ],
+      [
+        "/v1/chat/completions",
+        bearer(user.key),
+        { model: "gemini-2.5-flash", messages: [{ role: "user", content: big }] },
+      ],
+      [
+        "/v1/messages",
+        { "x-api-key": user.key },
+        { model: "gemini-2.5-flash", max_tokens: 16, messages: [{ role: "user", content: big }] },
+      ],
       ["/api/admin/users", { authorization: `Bearer ${gw.adminKey}` }, { name: big }],
     ];
     for (const [path, headers, body] of cases) {
@@ -73,6 +83,21 @@ describe("limits", () => {
         "/v1beta/models/gemini-2.5-flash:generateContent",
         googleKey(user.key),
         (deep) => ({ contents: [{ parts: [{ text: "hi" }] }], tools: [{ functionDeclarations: [deep] }] }),
+      ],
+      [
+        "/v1/chat/completions",
+        bearer(user.key),
+        (deep) => ({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "hi" }], tools: [deep] }),
+      ],
+      [
+        "/v1/messages",
+        { "x-api-key": user.key },
+        (deep) => ({
+          model: "gemini-2.5-flash",
+          max_tokens: 16,
+          messages: [{ role: "user", content: "hi" }],
+          tools: [deep],
+        }),
       ],
       ["/api/admin/users", { authorization: `Bearer ${gw.adminKey}` }, (deep) => ({ name: "n", extra: deep })],
     ];
