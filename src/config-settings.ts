@@ -16,6 +16,8 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   trustProxy: "TRUST_PROXY",
   "bodies.content.maxBytes": "BODY_CONTENT_MAX_BYTES",
   "bodies.content.maxDepth": "BODY_CONTENT_MAX_DEPTH",
+  "bodies.chat.maxBytes": "BODY_CHAT_MAX_BYTES",
+  "bodies.chat.maxDepth": "BODY_CHAT_MAX_DEPTH",
   "bodies.images.maxBytes": "BODY_IMAGES_MAX_BYTES",
   "bodies.images.maxDepth": "BODY_IMAGES_MAX_DEPTH",
   "bodies.tasks.maxBytes": "BODY_TASKS_MAX_BYTES",

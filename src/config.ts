@@ -98,6 +98,7 @@ export const ConfigSchema = Type.Object({
   /** Per surface: the largest body and the deepest JSON nesting accepted, checked before any work. */
   bodies: Type.Object({
     content: BodyBounds,
+    chat: BodyBounds,
     images: BodyBounds,
     tasks: BodyBounds,
     admin: BodyBounds,
@@ -284,6 +285,10 @@ export function defaultConfig(env: Env = process.env): Config {
       content: {
         maxBytes: intFrom(env, "BODY_CONTENT_MAX_BYTES", 20 * 1024 * 1024),
         maxDepth: intFrom(env, "BODY_CONTENT_MAX_DEPTH", 64),
+      },
+      chat: {
+        maxBytes: intFrom(env, "BODY_CHAT_MAX_BYTES", 32 * 1024 * 1024),
+        maxDepth: intFrom(env, "BODY_CHAT_MAX_DEPTH", 64),
       },
       images: {
         maxBytes: intFrom(env, "BODY_IMAGES_MAX_BYTES", 64 * 1024 * 1024),

@@ -7,6 +7,9 @@ import { newAdminKey } from "./core/ids.js";
 import { type Simulator, startSimulator } from "./simulator/server.js";
 
 const UPSTREAM_KEY = "demo-upstream-key";
+/** Chat models of the demo, each served by the simulator in its vendor's protocol. */
+const CHAT_MODELS = { openai: "demo-gpt", anthropic: "demo-claude" };
+const CHAT_PRICE = { inputPerMillion: 1, outputPerMillion: 4, cachedRatio: 0.1 };
 const IMAGE_MODELS = [
   "image-model",
   "image-model-pro-1k",
@@ -81,6 +84,23 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
   await channel("simulated audioa", "task-relay", ["audioa"]);
   await channel("simulated audiob", "generate-record", ["audiob"]);
   await channel("simulated gemini", "gemini", ["gemini-2.5-flash", "gemini-2.5-pro", ...IMAGE_MODELS]);
+  await ctx.channels.create({
+    name: "simulated openai-chat",
+    type: "openai-chat",
+    baseUrl: simulator.url,
+    key: UPSTREAM_KEY,
+    models: [CHAT_MODELS.openai],
+  });
+  await ctx.channels.create({
+    name: "simulated anthropic",
+    type: "anthropic",
+    baseUrl: simulator.url,
+    key: UPSTREAM_KEY,
+    models: [CHAT_MODELS.anthropic],
+  });
+  for (const model of Object.values(CHAT_MODELS)) {
+    await ctx.prices.setPrice({ kind: "content", name: model, ...CHAT_PRICE });
+  }
   await ctx.announce("channels");
 
   const bearer = { Authorization: `Bearer ${token}` };
@@ -99,6 +119,17 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
   const taskB = await submit("audiob", audiobBody);
   const content = { contents: [{ role: "user", parts: [{ text: "Write a haiku about gateways." }] }] };
 
+  const chat = {
+    model: CHAT_MODELS.openai,
+    messages: [{ role: "user", content: "Write a haiku about gateways." }],
+  };
+  const streamedChat = { ...chat, stream: true, stream_options: { include_usage: true } };
+  const anthropicHeaders = { "x-api-key": token, "anthropic-version": "2023-06-01" };
+  const message = {
+    model: CHAT_MODELS.anthropic,
+    max_tokens: 256,
+    messages: [{ role: "user", content: "Write a haiku about gateways." }],
+  };
   const commands = [
     curl("POST", `${url}/audioa/submit/MUSIC`, bearer, audioaBody),
     curl("GET", `${url}/audioa/fetch/${taskA}`, bearer),
@@ -118,6 +149,17 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
       content,
       { stream: true },
     ),
+    curl("POST", `${url}/v1beta/models/gemini-2.5-flash:countTokens`, { "x-goog-api-key": token }, content),
+    curl("GET", `${url}/v1beta/models`, { "x-goog-api-key": token }),
+    curl("POST", `${url}/v1/chat/completions`, bearer, chat),
+    curl("POST", `${url}/v1/chat/completions`, bearer, streamedChat),
+    curl("POST", `${url}/v1/messages`, anthropicHeaders, message),
+    curl("POST", `${url}/v1/messages`, anthropicHeaders, { ...message, stream: true }),
+    curl("POST", `${url}/v1/messages/count_tokens`, anthropicHeaders, {
+      model: message.model,
+      messages: message.messages,
+    }),
+    curl("GET", `${url}/v1/models`, bearer),
     curl("GET", `${url}/api/admin/users`, { Authorization: `Bearer ${adminKey}` }),
   ];
   return {

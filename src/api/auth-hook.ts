@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Principal } from "../auth/authenticator.js";
-import { bearerKey, googleKey } from "../auth/credentials.js";
+import { anthropicKey, bearerKey, googleKey } from "../auth/credentials.js";
 import type { GatewayContext } from "../context.js";
 import { GatewayError } from "../errors.js";
 
@@ -11,11 +11,12 @@ declare module "fastify" {
   }
 }
 
-export type Carrier = "bearer" | "google";
+export type Carrier = "bearer" | "google" | "anthropic";
 
 /** The surface a path belongs to, as a metrics label. */
 function surfaceOf(url: string): string {
   if (url.startsWith("/v1beta/")) return "content";
+  if (url.startsWith("/v1/chat/") || url.startsWith("/v1/messages")) return "chat";
   if (url.startsWith("/v1/")) return "images";
   if (url.startsWith("/audioa/") || url.startsWith("/audiob/")) return "tasks";
   return "other";
@@ -24,7 +25,8 @@ function surfaceOf(url: string): string {
 /** An onRequest hook that authenticates the caller with the surface's credential carriers. */
 export function requireToken(ctx: GatewayContext, carrier: Carrier) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const key = carrier === "bearer" ? bearerKey(request) : googleKey(request);
+    const key =
+      carrier === "bearer" ? bearerKey(request) : carrier === "anthropic" ? anthropicKey(request) : googleKey(request);
     try {
       try {
         request.principal = await ctx.auth.authenticate(key, request.ip);

@@ -32,6 +32,18 @@ function openAiType(status: number): string {
   return "invalid_request_error";
 }
 
+/** Anthropic's error type for a status (529 is its "overloaded"). */
+function anthropicType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 413) return "request_too_large";
+  if (status === 429) return "rate_limit_error";
+  if (status === 503 || status === 529) return "overloaded_error";
+  if (status >= 500) return "api_error";
+  return "invalid_request_error";
+}
+
 export function googleStatusWord(status: number): string {
   return GOOGLE_STATUS[status] ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT");
 }
@@ -45,6 +57,8 @@ export function errorBody(surface: Surface, err: GatewayError): unknown {
       return { error: { message: err.message, type: openAiType(err.status), param: err.param, code: err.code } };
     case "google":
       return { error: { code: err.status, message: err.message, status: googleStatusWord(err.status) } };
+    case "anthropic":
+      return { type: "error", error: { type: anthropicType(err.status), message: err.message } };
   }
 }
 
@@ -132,9 +146,10 @@ export function sendError(reply: FastifyReply, surface: Surface, err: GatewayErr
 /**
  * Gives an encapsulated plugin its surface's error handler and not-found handler, so every
  * error inside it (validation, bad JSON, body too large, thrown GatewayErrors, bugs) is answered
- * in that surface's shape.
+ * in that surface's shape. `notFound: false` leaves the not-found answers of the plugin's prefix
+ * to the surface that already owns them (several plugins of one shape share `/v1`).
  */
-export function installSurface(app: FastifyInstance, surface: Surface): void {
+export function installSurface(app: FastifyInstance, surface: Surface, options: { notFound?: boolean } = {}): void {
   app.addHook("onRoute", (route) => withErrorResponses(route, surface));
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     let gwError = toGatewayError(error);
@@ -150,6 +165,7 @@ export function installSurface(app: FastifyInstance, surface: Surface): void {
     if (reply.sent || reply.raw.headersSent) return;
     return sendError(reply, surface, gwError);
   });
+  if (options.notFound === false) return;
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) =>
     sendError(
       reply,
@@ -162,6 +178,7 @@ export function installSurface(app: FastifyInstance, surface: Surface): void {
 /** The surface a raw URL belongs to, for errors raised before any route matched. */
 export function surfaceOfUrl(url: string): Surface {
   if (url.startsWith("/v1beta/") || url === "/v1beta") return "google";
+  if (url === "/v1/messages" || url.startsWith("/v1/messages/") || url.startsWith("/v1/messages?")) return "anthropic";
   if (url.startsWith("/v1/") || url === "/v1") return "openai";
   return "envelope";
 }

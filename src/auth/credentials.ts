@@ -25,3 +25,8 @@ export function googleKey(req: FastifyRequest): string | null {
   const key = query?.key;
   return typeof key === "string" && key !== "" ? key : null;
 }
+
+/** The key of the Anthropic surface: `x-api-key` (what Anthropic's SDK sends), else a Bearer token. */
+export function anthropicKey(req: FastifyRequest): string | null {
+  return headerValue(req, "x-api-key") ?? bearerKey(req);
+}

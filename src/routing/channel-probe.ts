@@ -20,7 +20,14 @@ function probeCall(channel: Channel): {
         headers: { "x-goog-api-key": channel.key },
       };
     case "openai-images":
+    case "openai-chat":
       return { method: "GET", url: `${channel.baseUrl}/v1/models`, headers: bearer };
+    case "anthropic":
+      return {
+        method: "GET",
+        url: `${channel.baseUrl}/v1/models`,
+        headers: { "x-api-key": channel.key, "anthropic-version": "2023-06-01" },
+      };
     case "task-relay": {
       const prefix = channel.settings.prefix ?? channel.models[0] ?? "audioa";
       return {

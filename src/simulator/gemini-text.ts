@@ -31,7 +31,7 @@ const ERRORS: Record<number, { message: string; status: string }> = {
   503: { message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" },
 };
 
-interface Plan {
+export interface Plan {
   chunks: number;
   delayMs: number;
   status: number | null;
@@ -58,7 +58,7 @@ function promptOf(body: any): { text: string; media: number } {
   return { text, media };
 }
 
-function planFor(options: GeminiTextSimOptions, prompt: string): Plan {
+export function planFor(options: GeminiTextSimOptions, prompt: string): Plan {
   const chunksMarker = /\[chunks=(\d+)\]/.exec(prompt);
   const chunks = Math.max(1, Number(chunksMarker?.[1] ?? options.chunks ?? 3));
   const midway = Math.max(1, Math.floor(chunks / 2));
@@ -86,7 +86,29 @@ export function simulatedChunkText(prompt: string, index: number, last: boolean)
   return words.join(" ") + (last ? "." : " ");
 }
 
-const tokensOf = (text: string) => Math.ceil(text.length / 4);
+/** The JSON arguments every simulated model calls a tool with, for a prompt. */
+export function simulatedToolArguments(prompt: string): string {
+  return JSON.stringify({ query: simulatedChunkText(prompt, 0, true).trim(), limit: 3, exact: true });
+}
+
+export const tokensOf = (text: string) => Math.ceil(text.length / 4);
+
+/**
+ * The function the simulated model calls, when the request declares functions and forces a call
+ * (`toolConfig` mode ANY) or the prompt holds `[tool]`: the first allowed one, with the arguments
+ * every simulated chat model uses for the prompt.
+ */
+function functionCallFor(body: any, prompt: string): { name: string; args: unknown } | null {
+  const declared: string[] = (Array.isArray(body?.tools) ? body.tools : []).flatMap((t: any) =>
+    (Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : []).map((f: any) => String(f?.name)),
+  );
+  const config = body?.toolConfig?.functionCallingConfig;
+  if (declared.length === 0 || config?.mode === "NONE") return null;
+  if (config?.mode !== "ANY" && !prompt.includes("[tool]")) return null;
+  const allowed: unknown = config?.allowedFunctionNames;
+  const name = Array.isArray(allowed) && allowed.length > 0 ? String(allowed[0]) : (declared[0] as string);
+  return { name, args: JSON.parse(simulatedToolArguments(prompt)) };
+}
 
 /** The chunks of one answer, each with the cumulative usage so far. */
 function answerChunks(sim: GeminiSimRequest, plan: Plan, prompt: { text: string; media: number }) {
@@ -112,6 +134,17 @@ function answerChunks(sim: GeminiSimRequest, plan: Plan, prompt: { text: string;
           safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true }],
         },
         ...(plan.noUsage ? {} : { usageMetadata: usage(0) }),
+        ...common,
+      },
+    ];
+  }
+  const call = functionCallFor(sim.body, prompt.text);
+  if (call) {
+    const tokens = tokensOf(call.name) + tokensOf(JSON.stringify(call.args));
+    return [
+      {
+        candidates: [{ content: { parts: [{ functionCall: call }], role: "model" }, index: 0, finishReason: "STOP" }],
+        ...(plan.noUsage ? {} : { usageMetadata: usage(tokens) }),
         ...common,
       },
     ];
@@ -143,7 +176,7 @@ function answerChunks(sim: GeminiSimRequest, plan: Plan, prompt: { text: string;
 /** All chunks of an answer merged into one synchronous response. */
 function merged(chunks: any[]): unknown {
   const last = chunks[chunks.length - 1];
-  if (!last?.candidates) return last;
+  if (!last?.candidates || chunks.length === 1) return last;
   const text = chunks.map((c) => c.candidates[0].content.parts[0].text).join("");
   return {
     ...last,
@@ -151,7 +184,7 @@ function merged(chunks: any[]): unknown {
   };
 }
 
-function writeAndWait(raw: ServerResponse, text: string): Promise<void> {
+export function writeAndWait(raw: ServerResponse, text: string): Promise<void> {
   if (raw.destroyed) return Promise.resolve();
   if (raw.write(text)) return Promise.resolve();
   return new Promise((resolve) => {
@@ -160,7 +193,7 @@ function writeAndWait(raw: ServerResponse, text: string): Promise<void> {
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Answers a Gemini text request, synchronous or streaming (`alt=sse` or the JSON-array stream). */
 export async function answerGeminiText(sim: GeminiSimRequest) {

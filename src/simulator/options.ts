@@ -119,4 +119,8 @@ export interface SimulatorOptions {
   generateRecord?: GenerateRecordSimOptions;
   gemini?: GeminiSimOptions;
   openaiImages?: OpenAiImagesSimOptions;
+  /** The simulated `openai-chat` upstream: the Gemini text model's options and prompt markers. */
+  openaiChat?: GeminiTextSimOptions;
+  /** The simulated `anthropic` upstream: the Gemini text model's options and prompt markers. */
+  anthropic?: GeminiTextSimOptions;
 }

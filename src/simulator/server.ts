@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from "fastify";
+import { anthropicSimulator } from "./anthropic.js";
 import { geminiSimulator } from "./gemini.js";
 import { generateRecordSimulator } from "./generate-record.js";
+import { openAiChatSimulator } from "./openai-chat.js";
 import { openAiImagesSimulator } from "./openai-images.js";
 import type { SimulatorOptions } from "./options.js";
 import type { ReceivedRequest, SimulatorState } from "./state.js";
@@ -55,6 +57,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   await app.register(geminiSimulator, { state });
   await app.register(openAiImagesSimulator, { state });
   await app.register(usageLogRoute, { log: usage });
+  await app.register(openAiChatSimulator, { state });
+  await app.register(anthropicSimulator, { state });
   const address = await app.listen({ host: options.host ?? "127.0.0.1", port: options.port ?? 0 });
   url = address;
   return {

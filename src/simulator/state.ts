@@ -4,7 +4,7 @@ import type { UsageLog } from "./usage-log.js";
 
 /** One request as the simulator received it, for tests to inspect. */
 export interface ReceivedRequest {
-  protocol: "task-relay" | "generate-record" | "gemini" | "openai-images";
+  protocol: "task-relay" | "generate-record" | "gemini" | "openai-images" | "openai-chat" | "anthropic";
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;

@@ -2,7 +2,14 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import { unixNow } from "../core/ids.js";
 import type { ChannelsTable, Database } from "./schema.js";
 
-export const CHANNEL_TYPES = ["task-relay", "generate-record", "gemini", "openai-images"] as const;
+export const CHANNEL_TYPES = [
+  "task-relay",
+  "generate-record",
+  "gemini",
+  "openai-images",
+  "openai-chat",
+  "anthropic",
+] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
 /** Per-channel knobs; every one optional, the adapter applies its default. */
@@ -210,6 +217,20 @@ export class Channels {
         c.groups.includes(group) &&
         (types === undefined || types.includes(c.type)),
     );
+  }
+
+  /** Every public model name enabled channels of the given types serve to `group`, with those types. */
+  async servedModels(group: string, types: readonly ChannelType[]): Promise<Map<string, Set<ChannelType>>> {
+    const served = new Map<string, Set<ChannelType>>();
+    for (const c of await this.all()) {
+      if (c.status !== "enabled" || !c.groups.includes(group) || !types.includes(c.type)) continue;
+      for (const model of c.models) {
+        const set = served.get(model) ?? new Set<ChannelType>();
+        set.add(c.type);
+        served.set(model, set);
+      }
+    }
+    return served;
   }
 
   /** Whether any channel (enabled or not) lists this model: tells "unknown" from "unavailable". */

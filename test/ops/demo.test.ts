@@ -71,7 +71,8 @@ describe("demo", () => {
         const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
         const text = await res.text();
         expect(res.status, `${line}\n${text}`).toBe(200);
-        covered.add(path.replace(/task_\w+/, "{id}"));
+        const body = req.body ? JSON.parse(req.body) : {};
+        covered.add(`${path.replace(/task_\w+/, "{id}")}${body.stream ? " (stream)" : ""}`);
         if (path.endsWith(":streamGenerateContent")) {
           // -N: curl shows each event as it arrives.
           expect(line).toMatch(/^curl -sS -N /);
@@ -79,6 +80,26 @@ describe("demo", () => {
           expect(text).toMatch(/^data: \{/);
         } else if (path === "/api/admin/users") {
           expect(text).toContain('"demo"');
+        } else if (path === "/v1/chat/completions" && body.stream) {
+          expect(text).toMatch(/^data: \{/);
+          expect(text).toContain('"usage":{"prompt_tokens"');
+          expect(text.trimEnd().endsWith("data: [DONE]")).toBe(true);
+        } else if (path === "/v1/chat/completions") {
+          expect(JSON.parse(text).choices[0].message.content.length).toBeGreaterThan(0);
+        } else if (path === "/v1/messages" && body.stream) {
+          expect(text).toMatch(/^event: message_start\n/);
+          expect(text).toContain("event: content_block_delta");
+          expect(text.trimEnd().endsWith('data: {"type":"message_stop"}')).toBe(true);
+        } else if (path === "/v1/messages") {
+          expect(JSON.parse(text).content[0].text.length).toBeGreaterThan(0);
+        } else if (path === "/v1/messages/count_tokens") {
+          expect(JSON.parse(text).input_tokens).toBeGreaterThan(0);
+        } else if (path.endsWith(":countTokens")) {
+          expect(JSON.parse(text).totalTokens).toBeGreaterThan(0);
+        } else if (path === "/v1/models") {
+          expect(JSON.parse(text).data.map((m: { id: string }) => m.id)).toContain("demo-gpt");
+        } else if (path === "/v1beta/models") {
+          expect(JSON.parse(text).models.length).toBeGreaterThan(0);
         } else if (path.startsWith("/audio")) {
           expect(JSON.parse(text).code).toBe("success");
         } else if (path === "/v1/images/generations") {
@@ -99,6 +120,14 @@ describe("demo", () => {
           "/v1/images/generations",
           "/v1beta/models/gemini-2.5-flash:generateContent",
           "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+          "/v1beta/models/gemini-2.5-flash:countTokens",
+          "/v1beta/models",
+          "/v1/chat/completions",
+          "/v1/chat/completions (stream)",
+          "/v1/messages",
+          "/v1/messages (stream)",
+          "/v1/messages/count_tokens",
+          "/v1/models",
           "/api/admin/users",
         ]),
       );

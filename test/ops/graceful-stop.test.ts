@@ -80,7 +80,7 @@ async function until(condition: () => boolean, what: string) {
 }
 
 describe("a container stop (SIGTERM to node dist/main.js serve)", () => {
-  it("answers the submit in flight, ends the stream open at the end of the drain window with an error event and settles it, and exits 0", async () => {
+  it("answers the submit in flight, ends the content and chat streams open at the end of the drain window with an error event and settles them, and exits 0", async () => {
     const databaseUrl = `sqlite:${path.join(dir, "gateway.sqlite")}`;
     await seed(databaseUrl);
     const child = serve(databaseUrl);
@@ -113,6 +113,20 @@ describe("a container stop (SIGTERM to node dist/main.js serve)", () => {
       received += new TextDecoder().decode(first.value);
       expect(received).toContain("data: ");
 
+      // A chat stream over the same upstream, as long.
+      const chat = await fetch(`${url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          model: "gemini-2.5-flash",
+          stream: true,
+          messages: [{ role: "user", content: "[slow] [chunks=40] a long chat answer" }],
+        }),
+      });
+      expect(chat.status).toBe(200);
+      const chatRequestId = chat.headers.get("x-request-id") ?? "";
+      const chatText = chat.text();
+
       // A task submit that the upstream answers only after 600 ms.
       const submit = fetch(`${url}/audioa/submit/MUSIC`, {
         method: "POST",
@@ -143,6 +157,12 @@ describe("a container stop (SIGTERM to node dist/main.js serve)", () => {
       const last = JSON.parse(events.at(-1)?.slice("data: ".length) ?? "{}");
       expect(last).toMatchObject({ error: { code: 503, status: "UNAVAILABLE" } });
       expect(last.error.message).toContain("shutting down");
+      // The chat stream ends the same way, in its own surface's shape, with no [DONE].
+      const chatEvents = (await chatText).split(/\r?\n\r?\n/).filter((e) => e.startsWith("data: "));
+      expect(chatEvents.length).toBeGreaterThan(2);
+      expect(chatEvents.at(-1)).not.toBe("data: [DONE]");
+      const chatLast = JSON.parse(chatEvents.at(-1)?.slice("data: ".length) ?? "{}");
+      expect(chatLast).toMatchObject({ error: { code: "shutting_down", type: "server_error" } });
 
       expect(await exited).toEqual({ code: 0, signal: null });
       expect(stdout).toContain('"shutting down"');
@@ -158,6 +178,12 @@ describe("a container stop (SIGTERM to node dist/main.js serve)", () => {
           .where("reference", "like", `%${requestId}%`)
           .execute();
         expect(rows.map((r) => r.kind).sort()).toEqual(["charge", "settle"]);
+        const chatRows = await store.db
+          .selectFrom("ledger")
+          .select(["kind"])
+          .where("reference", "=", `chat:${chatRequestId}`)
+          .execute();
+        expect(chatRows.map((r) => r.kind).sort()).toEqual(["charge", "settle"]);
       } finally {
         await store.close();
       }

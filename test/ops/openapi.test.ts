@@ -63,6 +63,14 @@ const EXPECTED: [string, string][] = [
   ["post", "/v1/images/generations"],
   ["post", "/v1beta/models/{model}:generateContent"],
   ["post", "/v1beta/models/{model}:streamGenerateContent"],
+  ["post", "/v1beta/models/{model}:countTokens"],
+  ["get", "/v1beta/models"],
+  ["get", "/v1beta/models/{model}"],
+  ["post", "/v1/chat/completions"],
+  ["post", "/v1/messages"],
+  ["post", "/v1/messages/count_tokens"],
+  ["get", "/v1/models"],
+  ["get", "/v1/models/{model}"],
 ];
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
@@ -147,13 +155,16 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         }
         const error = responses["4XX"]?.content?.["application/json"]?.schema;
         const tag = op.tags?.[0];
-        if (tag === "images") {
+        if (tag === "images" || tag === "models" || (tag === "chat" && !route.includes("/v1/messages"))) {
           expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual([
             "message",
             "type",
             "param",
             "code",
           ]);
+        } else if (tag === "chat") {
+          expect(Object.keys(error?.properties ?? {}), route).toEqual(["type", "error"]);
+          expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual(["type", "message"]);
         } else if (tag === "content") {
           expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual(["code", "message", "status"]);
         } else {
@@ -169,6 +180,21 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(one["application/json"]?.schema.properties).toHaveProperty("candidates");
       const stream = doc.paths["/v1beta/models/{model}:streamGenerateContent"]?.post?.responses?.["200"]?.content;
       expect(Object.keys(stream ?? {}).sort()).toEqual(["application/json", "text/event-stream"]);
+      expect(stream?.["application/json"]?.schema.type).toBe("array");
+      const count = doc.paths["/v1beta/models/{model}:countTokens"]?.post?.responses?.["200"]?.content ?? {};
+      expect(Object.keys(count)).toEqual(["application/json"]);
+      expect(count["application/json"]?.schema.properties).toHaveProperty("totalTokens");
+    });
+
+    it("describes the chat answers as written: one object, or a stream of events", () => {
+      for (const [path, field] of [
+        ["/v1/chat/completions", "choices"],
+        ["/v1/messages", "content"],
+      ] as const) {
+        const answer = doc.paths[path]?.post?.responses?.["200"]?.content ?? {};
+        expect(Object.keys(answer).sort(), path).toEqual(["application/json", "text/event-stream"]);
+        expect(answer["application/json"]?.schema.properties, path).toHaveProperty(field);
+      }
     });
 
     it("marks a channel's key write-only and the fields the gateway keeps read-only", () => {

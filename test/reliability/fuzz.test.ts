@@ -55,13 +55,15 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         "/v1/images/generations",
         "/v1beta/models/{model}:generateContent",
         "/v1beta/models/{model}:streamGenerateContent",
+        "/v1/chat/completions",
+        "/v1/messages",
         "/api/admin/users",
       ]) {
         expect(paths.has(p), p).toBe(true);
       }
     });
 
-    /** Request ids of content and image calls answered 200: each must have its request-log row. */
+    /** Request ids of content, chat and image calls answered 200: each must have its request-log row. */
     const answered: string[] = [];
 
     it(`never answers 5xx or out of shape, over ${NUM_RUNS} random requests`, async () => {
@@ -72,7 +74,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           cases += 1;
           const answer = await callGateway(gw.url, req.method, req.path, { headers: req.headers, body: req.body });
           const violation = fuzzViolation(req, answer);
-          if (answer.status === 200 && /^\/(v1beta\/models|v1\/images\/generations)/.test(req.path)) {
+          // Calls that are billed; listings and token counts are free and write no request-log row.
+          const billed =
+            /^\/(v1beta\/models\/[^/]+:(generate|streamGenerate)Content|v1\/images\/generations|v1\/chat\/completions|v1\/messages$)/;
+          if (answer.status === 200 && req.method === "POST" && billed.test(req.path.split("?")[0] ?? "")) {
             answered.push(String(answer.headers["x-request-id"]));
           }
           // Collected rather than thrown, so one run reports every distinct fault at once.
@@ -91,7 +96,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect((await ledgerFigures(gw)).violations).toEqual([]);
     });
 
-    it("kept the request-log row of every content and image call it answered", async () => {
+    it("kept the request-log row of every content, chat and image call it answered", async () => {
       await gw.gateway.ctx.requestLogs.flush();
       const rows = await gw.gateway.ctx.store.db.selectFrom("request_logs").select("request_id").execute();
       const logged = new Set(rows.map((r) => r.request_id));

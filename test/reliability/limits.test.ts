@@ -20,6 +20,7 @@ describe("limits", () => {
       bodyLimitBytes: 2048,
       bodies: {
         content: { maxBytes: 2048, maxDepth: 8 },
+        chat: { maxBytes: 2048, maxDepth: 8 },
         images: { maxBytes: 2048, maxDepth: 8 },
         tasks: { maxBytes: 2048, maxDepth: 8 },
         admin: { maxBytes: 2048, maxDepth: 8 },
@@ -45,6 +46,16 @@ describe("limits", () => {
         "/v1beta/models/gemini-2.5-flash:generateContent",
         googleKey(user.key),
         { contents: [{ parts: [{ text: big }] }] },
+      ],
+      [
+        "/v1/chat/completions",
+        bearer(user.key),
+        { model: "gemini-2.5-flash", messages: [{ role: "user", content: big }] },
+      ],
+      [
+        "/v1/messages",
+        { "x-api-key": user.key },
+        { model: "gemini-2.5-flash", max_tokens: 16, messages: [{ role: "user", content: big }] },
       ],
       ["/api/admin/users", { authorization: `Bearer ${gw.adminKey}` }, { name: big }],
     ];
@@ -72,6 +83,21 @@ describe("limits", () => {
         "/v1beta/models/gemini-2.5-flash:generateContent",
         googleKey(user.key),
         (deep) => ({ contents: [{ parts: [{ text: "hi" }] }], tools: [{ functionDeclarations: [deep] }] }),
+      ],
+      [
+        "/v1/chat/completions",
+        bearer(user.key),
+        (deep) => ({ model: "gemini-2.5-flash", messages: [{ role: "user", content: "hi" }], tools: [deep] }),
+      ],
+      [
+        "/v1/messages",
+        { "x-api-key": user.key },
+        (deep) => ({
+          model: "gemini-2.5-flash",
+          max_tokens: 16,
+          messages: [{ role: "user", content: "hi" }],
+          tools: [deep],
+        }),
       ],
       ["/api/admin/users", { authorization: `Bearer ${gw.adminKey}` }, (deep) => ({ name: "n", extra: deep })],
     ];

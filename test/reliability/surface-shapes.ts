@@ -4,12 +4,13 @@
  * many-instances script, so every part of the reliability suite judges answers the same way.
  */
 
-export type SurfaceName = "envelope" | "openai" | "google" | "ops";
+export type SurfaceName = "envelope" | "openai" | "google" | "anthropic" | "ops";
 
 /** The surface that answers a path (unknown paths at the root answer in the envelope shape). */
 export function surfaceOf(path: string): SurfaceName {
   const bare = path.split("?")[0] ?? "";
   if (bare === "/v1beta" || bare.startsWith("/v1beta/")) return "google";
+  if (bare === "/v1/messages" || bare.startsWith("/v1/messages/")) return "anthropic";
   if (bare === "/v1" || bare.startsWith("/v1/")) return "openai";
   if (/^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/.test(bare)) return "ops";
   return "envelope";
@@ -54,6 +55,18 @@ export function googleErrorProblem(body: unknown, httpStatus: number): string | 
   return null;
 }
 
+/** An Anthropic error body: exactly `{type: "error", error: {type, message}}`. */
+export function anthropicErrorProblem(body: unknown): string | null {
+  if (!isObject(body) || !sameKeys(body, ["type", "error"]) || body.type !== "error" || !isObject(body.error)) {
+    return 'not {type: "error", error: {...}}';
+  }
+  const e = body.error;
+  if (!sameKeys(e, ["type", "message"])) return "error is not {type, message}";
+  if (typeof e.type !== "string" || !/^[a-z_]+$/.test(e.type)) return "error.type is not an error type";
+  if (typeof e.message !== "string" || e.message === "") return "error.message is empty";
+  return null;
+}
+
 /** The error shape of a surface. */
 export function errorProblem(surface: SurfaceName, status: number, body: unknown): string | null {
   switch (surface) {
@@ -63,6 +76,8 @@ export function errorProblem(surface: SurfaceName, status: number, body: unknown
       return openAiErrorProblem(body);
     case "google":
       return googleErrorProblem(body, status);
+    case "anthropic":
+      return anthropicErrorProblem(body);
     case "ops":
       // /metrics refuses in the envelope shape; the other ops routes have no error of their own.
       return envelopeErrorProblem(body);

@@ -22,6 +22,9 @@ const SURFACES: { prefix: string; tag: string; security: Security }[] = [
   { prefix: "/audioa/", tag: "tasks", security: [{ bearerToken: [] }] },
   { prefix: "/audiob/", tag: "tasks", security: [{ bearerToken: [] }] },
   { prefix: "/v1/images/", tag: "images", security: [{ bearerToken: [] }] },
+  { prefix: "/v1/chat/", tag: "chat", security: [{ bearerToken: [] }] },
+  { prefix: "/v1/messages", tag: "chat", security: [{ apiKeyHeader: [] }, { bearerToken: [] }] },
+  { prefix: "/v1/models", tag: "models", security: [{ bearerToken: [] }] },
   { prefix: "/v1beta/", tag: "content", security: [{ googApiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }] },
 ];
 
@@ -32,6 +35,11 @@ const TAGS = [
   { name: "tasks", description: "Asynchronous audio tasks of the families `audioa` and `audiob`: submit, then fetch." },
   { name: "images", description: "Synchronous image generation, OpenAI-Images compatible." },
   { name: "content", description: "Gemini-native content generation, synchronous and streaming (SSE)." },
+  {
+    name: "chat",
+    description: "Chat completions in OpenAI's and Anthropic's shapes, over every chat upstream (see docs/chat.md).",
+  },
+  { name: "models", description: "The models a token may use, in OpenAI's list shape." },
   { name: "admin", description: "Operator API: users, tokens, channels, prices, group ratios, tasks." },
   { name: "ops", description: "Health, readiness and metrics." },
 ];
@@ -59,16 +67,37 @@ type Paths = Record<string, Record<string, Record<string, unknown>>>;
 const CONTENT_METHODS = [
   ["generateContent", "Generate content"],
   ["streamGenerateContent", "Generate content as a stream (server-sent events with alt=sse, else one JSON array)"],
+  ["countTokens", "Count the tokens of a prompt (the gateway's own estimate; free)"],
 ] as const;
 
-/** generateContent answers one JSON object: not the stream's array, not events. */
-function onlyOneAnswer(operation: Record<string, unknown>): void {
+/**
+ * The shared route's JSON answer is a union of every method's (see `ContentAnswer`): each method
+ * is shown its own. generateContent and countTokens answer one JSON object, never events.
+ */
+const METHOD_ANSWER = { generateContent: 0, streamGenerateContent: 1, countTokens: 2 } as const;
+
+function ownAnswer(operation: Record<string, unknown>, method: keyof typeof METHOD_ANSWER): void {
   const ok = (
     operation.responses as Record<string, { content?: Record<string, { schema?: { anyOf?: unknown[] } }> }>
   )?.["200"];
   const json = ok?.content?.["application/json"];
   if (!ok?.content || !json) return;
-  ok.content = { "application/json": { schema: json.schema?.anyOf?.[0] ?? json.schema } };
+  const schema = json.schema?.anyOf?.[METHOD_ANSWER[method]] ?? json.schema;
+  ok.content =
+    method === "streamGenerateContent"
+      ? { ...ok.content, "application/json": { schema } }
+      : { "application/json": { schema } };
+}
+
+/** An operation whose `{target}` path parameter is shown as `{model}`. */
+function withModelParameter(operation: Record<string, unknown>): Record<string, unknown> {
+  const parameters = (operation.parameters ?? []) as Record<string, unknown>[];
+  operation.parameters = parameters.map((p) =>
+    p.in === "path" && p.name === "target"
+      ? { ...p, name: "model", schema: { type: "string", examples: ["gemini-2.5-flash"] } }
+      : p,
+  );
+  return operation;
 }
 
 /**
@@ -85,17 +114,18 @@ function splitContentMethods(document: Record<string, unknown>): Record<string, 
       split[path] = item;
       continue;
     }
-    for (const [method, summary] of CONTENT_METHODS) {
-      const operation = structuredClone(shared);
-      const parameters = (operation.parameters ?? []) as Record<string, unknown>[];
-      operation.parameters = parameters.map((p) =>
-        p.in === "path" && p.name === "target"
-          ? { ...p, name: "model", schema: { type: "string", examples: ["gemini-2.5-flash"] } }
-          : p,
+    // Other methods of the path (GET: one model) keep the plain path, with the parameter renamed.
+    const { post: _post, ...others } = item;
+    if (Object.keys(others).length > 0) {
+      split["/v1beta/models/{model}"] = Object.fromEntries(
+        Object.entries(others).map(([verb, op]) => [verb, withModelParameter(structuredClone(op))]),
       );
+    }
+    for (const [method, summary] of CONTENT_METHODS) {
+      const operation = withModelParameter(structuredClone(shared));
       operation.summary ??= summary;
-      if (method === "generateContent") onlyOneAnswer(operation);
-      split[`/v1beta/models/{model}:${method}`] = { ...item, post: operation };
+      ownAnswer(operation, method);
+      split[`/v1beta/models/{model}:${method}`] = { post: operation };
     }
   }
   return { ...document, paths: split };

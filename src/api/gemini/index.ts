@@ -9,11 +9,12 @@ import { GatewayError } from "../../errors.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
+import { countContentTokens, geminiModelRoutes } from "./models.js";
 import { contentRelayDeps } from "./relay-deps.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
 import { clientStreamSink } from "./stream-sink.js";
 
-const METHODS = ["generateContent", "streamGenerateContent"] as const;
+const METHODS = ["generateContent", "streamGenerateContent", "countTokens"] as const;
 type Method = (typeof METHODS)[number];
 
 /** `gemini-2.5-flash:streamGenerateContent` -> model and method (split at the last colon). */
@@ -64,6 +65,8 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
   // Whatever the content type says, the body must be JSON (Google's API reads it so too).
   installInputBounds(app, ctx.config.bodies.content, { anyContentType: true, emptyBody: "undefined" });
 
+  await geminiModelRoutes(app, ctx);
+
   app.post(
     "/models/:target",
     {
@@ -79,6 +82,7 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
       const { model, method } = splitTarget(request.params.target);
       const principal = principalOf(request);
       assertModelAllowed(principal, model);
+      if ((method as Method) === "countTokens") return countContentTokens(ctx, model, request.body);
       const call: ContentCall = {
         requestId: request.id,
         reference: billingReference(request),

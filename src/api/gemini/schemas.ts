@@ -105,13 +105,18 @@ export const GenerateContentResponse = Type.Object(
   Open,
 );
 
-/** The 200 answer of both methods; the document shows each method its own media types. */
+/** `:countTokens`: the gateway's own estimate of the prompt. */
+export const CountTokensResponse = Type.Object({ totalTokens: Type.Integer({ minimum: 0 }) }, Open);
+
+/** The 200 answer of every method; the document shows each method its own media types. */
 export const ContentAnswer = {
-  description: "The upstream's answer, relayed as it came",
+  description: "The upstream's answer, relayed as it came (countTokens: the gateway's own count)",
   content: {
     "application/json": {
-      schema: Type.Union([GenerateContentResponse, Type.Array(GenerateContentResponse)], {
-        description: "generateContent: one answer; streamGenerateContent without alt=sse: every chunk in one array",
+      schema: Type.Union([GenerateContentResponse, Type.Array(GenerateContentResponse), CountTokensResponse], {
+        description:
+          "generateContent: one answer; streamGenerateContent without alt=sse: every chunk in one array; " +
+          "countTokens: the prompt's token count",
       }),
     },
     "text/event-stream": {

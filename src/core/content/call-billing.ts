@@ -4,11 +4,26 @@ import type { ContentCall, ContentChannel, ContentRelayDeps } from "./ports.js";
 import { settlementFor } from "./settlement.js";
 import type { ContentAccount } from "./usage.js";
 
-// The billing side of a content call: its plan (prices, the hold), the settlement or refund that
-// closes its charge, the progress a stream records on it, and its request-log row.
+// The billing side of a token-priced call (content, and chat, which shares it): its plan (prices,
+// the hold), the settlement or refund that closes its charge, the progress a stream records on
+// it, and its request-log row.
+
+/** What billing needs of a relay's ports. */
+export type BillingDeps<C extends ContentChannel> = Pick<
+  ContentRelayDeps<C>,
+  "quotaPerUnit" | "chargeOpenMs" | "usageRecordMs" | "ledger" | "logRequest" | "log" | "now"
+>;
+
+/** What billing needs of a call. */
+export type BilledCall = Pick<ContentCall, "requestId" | "reference" | "caller" | "model">;
+
+/** What an answer produced, as the settlement rule reads it (see settlement.ts). */
+export type BilledAccount = Pick<ContentAccount, "usage" | "chunks" | "textChars">;
 
 /** What a call was planned with before its upstream call: channels in order, prices, the prompt estimate. */
 export interface Plan<C> {
+  /** What the call is, in log lines ("content", "chat"). */
+  label: string;
   ordered: C[];
   price: TokenPrice;
   groupRatio: number;
@@ -17,16 +32,16 @@ export interface Plan<C> {
 }
 
 /** How a call ended: the channel that answered, what it produced, the status logged. */
-export interface Outcome<C> {
+export interface Outcome<C, A extends BilledAccount = ContentAccount> {
   channel: C | null;
-  account: ContentAccount;
+  account: A;
   status: number;
   error: string | null;
 }
 
 /** Quota for `usage` at the plan's prices and `channel`'s ratio. */
 export function quotaFor<C extends ContentChannel>(
-  deps: ContentRelayDeps<C>,
+  deps: Pick<BillingDeps<C>, "quotaPerUnit">,
   plan: Plan<C>,
   usage: TokenUsage,
   channel: C,
@@ -39,8 +54,8 @@ export function quotaFor<C extends ContentChannel>(
 }
 
 export function logRow<C extends ContentChannel>(
-  deps: ContentRelayDeps<C>,
-  call: ContentCall,
+  deps: BillingDeps<C>,
+  call: BilledCall,
   startedAt: number,
   fields: { channelId: number | null; usage: TokenUsage | null; quota: number; status: number; error: string | null },
 ) {
@@ -65,7 +80,7 @@ export function logRow<C extends ContentChannel>(
  * the largest safe amount: the settlement then takes what the credit line allows and records the
  * rest, instead of failing and leaving the charge to a refund.
  */
-function usedQuota<C extends ContentChannel>(deps: ContentRelayDeps<C>, plan: Plan<C>, usage: TokenUsage, channel: C) {
+function usedQuota<C extends ContentChannel>(deps: BillingDeps<C>, plan: Plan<C>, usage: TokenUsage, channel: C) {
   const quota = quotaFor(deps, plan, usage, channel);
   return Number.isSafeInteger(quota) ? quota : Number.MAX_SAFE_INTEGER;
 }
@@ -81,13 +96,16 @@ export function explainRefusedHold(err: unknown, amount: number, worst: TokenUsa
   );
 }
 
-/** Settles (or refunds) the charge once, and writes the call's request-log row. Never throws. */
+/**
+ * Settles (or refunds) the charge once, and writes the call's request-log row. Never throws.
+ * Returns the usage billed (null when refunded).
+ */
 export async function finish<C extends ContentChannel>(
-  deps: ContentRelayDeps<C>,
-  call: ContentCall,
+  deps: BillingDeps<C>,
+  call: BilledCall,
   plan: Plan<C>,
-  outcome: Outcome<C>,
-): Promise<void> {
+  outcome: Outcome<C, BilledAccount>,
+): Promise<TokenUsage | null> {
   const settlement = settlementFor(outcome.account, plan.promptEstimate);
   let quota = 0;
   let usage: TokenUsage | null = null;
@@ -107,13 +125,13 @@ export async function finish<C extends ContentChannel>(
       if (settlement.estimated) {
         deps.log.warn(
           { requestId: call.requestId, model: call.model, usage },
-          "content usage estimated from the text produced: the upstream reported none",
+          `${plan.label} usage estimated from the text produced: the upstream reported none`,
         );
       }
       if (settled.uncollected > 0) {
         deps.log.warn(
           { requestId: call.requestId, model: call.model, quota, uncollected: settled.uncollected },
-          "content cost above the hold: taken down to the user's credit line, the rest recorded as uncollected",
+          `${plan.label} cost above the hold: taken down to the user's credit line, the rest recorded as uncollected`,
         );
       }
     }
@@ -125,7 +143,7 @@ export async function finish<C extends ContentChannel>(
       .catch(() => false);
     deps.log.error(
       { requestId: call.requestId, err, reference: call.reference, quota, noted },
-      "content charge could not be closed; it stays open and the charge reaper closes it",
+      `${plan.label} charge could not be closed; it stays open and the charge reaper closes it`,
     );
   }
   logRow(deps, call, plan.startedAt, {
@@ -135,6 +153,7 @@ export async function finish<C extends ContentChannel>(
     status: outcome.status,
     error: outcome.error,
   });
+  return usage;
 }
 
 /**
@@ -144,10 +163,10 @@ export async function finish<C extends ContentChannel>(
  * Not awaited by the stream; a failed record is logged and the next one tries again.
  */
 export function progressRecorder<C extends ContentChannel>(
-  deps: ContentRelayDeps<C>,
-  call: ContentCall,
+  deps: BillingDeps<C>,
+  call: BilledCall,
   plan: Plan<C>,
-  outcome: Outcome<C>,
+  outcome: Outcome<C, BilledAccount>,
 ) {
   const now = deps.now ?? Date.now;
   let last = now();

@@ -57,6 +57,7 @@ async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: 
     const groupRatio = await deps.prices.groupRatio(caller.group);
     const worst = holdUsage(call.body, call.bodyBytes, modelLimits(model, deps.modelDefaults));
     const plan: Plan<C> = {
+      label: "content",
       ordered,
       price,
       groupRatio,
@@ -101,7 +102,10 @@ async function begin<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: 
  * Reports each attempt's outcome for channel health, except when the client went away: an
  * upstream call aborted on the client's behalf says nothing about the channel.
  */
-function reporter<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: ContentCall) {
+export function reporter<C extends ContentChannel>(
+  deps: { channels: Pick<ContentRelayDeps<C>["channels"], "report"> },
+  call: Pick<ContentCall, "signal" | "caller">,
+) {
   return ({ channel, error }: { channel: C; error: UpstreamError | null }) => {
     if (call.signal.aborted) return;
     deps.channels.report(channel, error, call.caller.userId);
@@ -109,17 +113,56 @@ function reporter<C extends ContentChannel>(deps: ContentRelayDeps<C>, call: Con
 }
 
 /** An attempt that failed because the client left: not retried on another channel. */
-function unlessClientLeft(call: ContentCall, err: unknown): unknown {
+export function unlessClientLeft(call: Pick<ContentCall, "signal">, err: unknown): unknown {
   return call.signal.aborted ? new UpstreamError("refused", "The client closed the request.", { cause: err }) : err;
 }
 
 /** The error of a call that failed before anything reached the client. */
-function failedCall(call: ContentCall, err: unknown, outcome: Outcome<unknown>): GatewayError {
+export function failedCall(
+  call: Pick<ContentCall, "signal">,
+  err: unknown,
+  outcome: Pick<Outcome<unknown>, "status" | "error">,
+): GatewayError {
   const error = call.signal.aborted ? new GatewayError("GW_ERR_BAD_REQUEST", "The client closed the request.") : null;
   const gw = error ?? toContentError(err);
   outcome.status = error ? CLIENT_CLOSED : gw.status;
   outcome.error = gw.message;
   return gw;
+}
+
+/**
+ * The signal of an upstream stream: aborted when the client goes away, and when the gateway
+ * stops and its drain window is over.
+ */
+export function streamSignal(
+  deps: Pick<ContentRelayDeps<ContentChannel>, "stopping">,
+  call: Pick<ContentCall, "signal">,
+) {
+  return deps.stopping ? AbortSignal.any([call.signal, deps.stopping]) : call.signal;
+}
+
+/**
+ * A stream that failed after its first event: records why on the outcome, and returns the error
+ * event the answer ends with (a stop of the gateway is told as such), or null when the client
+ * left and nothing more is written.
+ */
+export function brokenStream(
+  deps: Pick<ContentRelayDeps<ContentChannel>, "stopping" | "log">,
+  call: Pick<ContentCall, "signal" | "requestId">,
+  outcome: Pick<Outcome<unknown>, "status" | "error">,
+  err: unknown,
+  label: string,
+): GatewayError | null {
+  if (call.signal.aborted) {
+    outcome.status = CLIENT_CLOSED;
+    outcome.error = "The client closed the request.";
+    return null;
+  }
+  const error = deps.stopping?.aborted ? new GatewayError("GW_ERR_SHUTTING_DOWN") : toContentError(err);
+  outcome.status = error.status;
+  outcome.error = error.message;
+  deps.log.warn({ requestId: call.requestId, err }, `${label} stream failed after its first event`);
+  return error;
 }
 
 /** `:generateContent`: relays one call with failover and bills its reported usage. */
@@ -184,7 +227,7 @@ export async function streamContentCall<C extends ContentChannel>(
           // The channel's slot is held for the whole stream, not only until its first chunk.
           const release = await deps.channels.acquire(ch);
           try {
-            const signal = deps.stopping ? AbortSignal.any([call.signal, deps.stopping]) : call.signal;
+            const signal = streamSignal(deps, call);
             const stream = await deps.upstream.openStream(ch, upstreamModelFor(ch, call.model), call.body, signal);
             return { first: stream.first, rest: stream.rest, release };
           } catch (err) {
@@ -219,16 +262,7 @@ export async function streamContentCall<C extends ContentChannel>(
         ending = "end";
       }
     } catch (err) {
-      if (call.signal.aborted) {
-        outcome.status = CLIENT_CLOSED;
-        outcome.error = "The client closed the request.";
-      } else {
-        const error = deps.stopping?.aborted ? new GatewayError("GW_ERR_SHUTTING_DOWN") : toContentError(err);
-        outcome.status = error.status;
-        outcome.error = error.message;
-        deps.log.warn({ requestId: call.requestId, err }, "content stream failed after its first event");
-        ending = error;
-      }
+      ending = brokenStream(deps, call, outcome, err, "content");
       await rest.return(undefined);
     }
   } finally {

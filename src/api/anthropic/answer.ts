@@ -1,0 +1,54 @@
+import type { ChatAnswer, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
+
+const STOP_REASON: Record<ChatFinishReason, string> = {
+  stop: "end_turn",
+  stop_sequence: "stop_sequence",
+  length: "max_tokens",
+  tool_calls: "tool_use",
+  content_filter: "refusal",
+};
+
+export function anthropicStopReason(reason: ChatFinishReason): string {
+  return STOP_REASON[reason];
+}
+
+/** Canonical usage in Anthropic's terms: its `input_tokens` leave out what was read from cache. */
+export function anthropicUsage(usage: ChatUsage) {
+  return {
+    input_tokens: Math.max(0, usage.inputTokens - usage.cachedInputTokens),
+    output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cachedInputTokens,
+    cache_creation_input_tokens: 0,
+  };
+}
+
+/** A tool call's JSON arguments as the object `tool_use.input` is (an empty object if they are not JSON). */
+export function toolInput(args: string): unknown {
+  try {
+    return args.trim() === "" ? {} : JSON.parse(args);
+  } catch {
+    return {};
+  }
+}
+
+/** A canonical answer as a Messages `message`, under the model name the client asked for. */
+export function anthropicMessage(answer: ChatAnswer, id: string, model: string) {
+  const choice = answer.choices[0];
+  const content: unknown[] = [];
+  if (choice?.text) content.push({ type: "text", text: choice.text });
+  for (const call of choice?.toolCalls ?? []) {
+    content.push({ type: "tool_use", id: call.id, name: call.name, input: toolInput(call.arguments) });
+  }
+  return {
+    id,
+    type: "message",
+    role: "assistant",
+    model,
+    content,
+    stop_reason: anthropicStopReason(choice?.finishReason ?? "stop"),
+    stop_sequence: choice?.stopSequence ?? null,
+    usage: anthropicUsage(
+      answer.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 },
+    ),
+  };
+}

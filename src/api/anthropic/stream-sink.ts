@@ -1,0 +1,98 @@
+import type { ChatEvent, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
+import type { ChatSink } from "../../core/chat/ports.js";
+import type { GatewayError } from "../../errors.js";
+import type { SseWriter } from "../chat/sse-writer.js";
+import { errorBody } from "../surfaces.js";
+import { anthropicStopReason, anthropicUsage } from "./answer.js";
+
+/**
+ * Canonical events as the Messages stream: `message_start` and a `ping`, then each content block
+ * (`content_block_start`, its `text_delta` or `input_json_delta` pieces, `content_block_stop`),
+ * then `message_delta` with the stop reason and the usage billed, and `message_stop`.
+ */
+export class AnthropicEventSink implements ChatSink {
+  private index = -1;
+  private open = false;
+  private openKind: "text" | "tool" | null = null;
+  private toolBlock = new Map<number, number>();
+  private finish: { reason: ChatFinishReason; stopSequence: string | null } = { reason: "stop", stopSequence: null };
+
+  constructor(
+    private readonly sse: SseWriter,
+    private readonly head: { id: string; model: string },
+  ) {}
+
+  private send(type: string, data: Record<string, unknown>): Promise<void> {
+    return this.sse.send(JSON.stringify({ type, ...data }), type);
+  }
+
+  private async closeBlock(): Promise<void> {
+    if (!this.open) return;
+    this.open = false;
+    this.openKind = null;
+    await this.send("content_block_stop", { index: this.index });
+  }
+
+  private async openBlock(kind: "text" | "tool", block: Record<string, unknown>): Promise<void> {
+    await this.closeBlock();
+    this.index += 1;
+    this.open = true;
+    this.openKind = kind;
+    await this.send("content_block_start", { index: this.index, content_block: block });
+  }
+
+  async event(event: ChatEvent): Promise<void> {
+    if ("choice" in event && event.choice !== 0) return;
+    switch (event.type) {
+      case "start":
+        await this.send("message_start", {
+          message: {
+            id: this.head.id,
+            type: "message",
+            role: "assistant",
+            model: this.head.model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 0, output_tokens: 0 },
+          },
+        });
+        return this.send("ping", {});
+      case "text":
+        if (this.openKind !== "text") await this.openBlock("text", { type: "text", text: "" });
+        return this.send("content_block_delta", { index: this.index, delta: { type: "text_delta", text: event.text } });
+      case "tool_call_start":
+        await this.openBlock("tool", { type: "tool_use", id: event.id, name: event.name, input: {} });
+        this.toolBlock.set(event.index, this.index);
+        return;
+      case "tool_call_delta": {
+        const index = this.toolBlock.get(event.index);
+        if (index === undefined || index !== this.index) return;
+        return this.send("content_block_delta", {
+          index,
+          delta: { type: "input_json_delta", partial_json: event.arguments },
+        });
+      }
+      case "finish":
+        this.finish = { reason: event.reason, stopSequence: event.stopSequence ?? null };
+        return this.closeBlock();
+      case "usage":
+        return;
+    }
+  }
+
+  async fail(error: GatewayError): Promise<void> {
+    await this.sse.send(JSON.stringify(errorBody("anthropic", error)), "error");
+    this.sse.end();
+  }
+
+  async end(usage: ChatUsage): Promise<void> {
+    await this.closeBlock();
+    await this.send("message_delta", {
+      delta: { stop_reason: anthropicStopReason(this.finish.reason), stop_sequence: this.finish.stopSequence },
+      usage: anthropicUsage(usage),
+    });
+    await this.send("message_stop", {});
+    this.sse.end();
+  }
+}

@@ -1,0 +1,110 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { GatewayContext } from "../../context.js";
+import type { ChatImage } from "../../core/chat/canonical.js";
+import type { ChatRelayDeps, ChatUpstream } from "../../core/chat/ports.js";
+import { unixNow } from "../../core/ids.js";
+import { GatewayError } from "../../errors.js";
+import { countUpstreamCall } from "../../metrics/index.js";
+import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
+import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
+import type { Channel, ChannelType } from "../../store/channels.js";
+import { anthropicUpstream } from "../../upstreams/anthropic/index.js";
+import { geminiChatUpstream } from "../../upstreams/gemini/chat.js";
+import { openAiChatUpstream } from "../../upstreams/openai-chat/index.js";
+
+/** Channel protocols that serve chat. */
+export const CHAT_CHANNEL_TYPES: readonly ChannelType[] = ["openai-chat", "anthropic", "gemini"];
+
+const UPSTREAMS: Record<string, ChatUpstream<Channel>> = {
+  "openai-chat": openAiChatUpstream,
+  anthropic: anthropicUpstream,
+  gemini: geminiChatUpstream,
+};
+
+function imageFetchFailure(field: string, err: unknown): GatewayError {
+  const param = { param: field };
+  if (err instanceof GuardedFetchError) {
+    const what =
+      err.reason === "blocked"
+        ? `points to an address the gateway may not fetch: ${err.message}`
+        : err.reason === "too_large"
+          ? `is too large: ${err.message}`
+          : `could not be fetched: ${err.message}`;
+    return new GatewayError("GW_ERR_VALIDATION", `${field} ${what}`, param);
+  }
+  if (err instanceof ImageFetchError) {
+    return new GatewayError("GW_ERR_VALIDATION", `${field} could not be used: the URL ${err.message}`, param);
+  }
+  return new GatewayError("GW_ERR_VALIDATION", `${field} could not be fetched`, param);
+}
+
+/** Wires the chat relay to the gateway's store, price book, ledger, image fetcher and adapters. */
+export function chatRelayDeps(
+  ctx: GatewayContext,
+  log: FastifyBaseLogger,
+  fetcher: GuardedFetcher,
+): ChatRelayDeps<Channel> {
+  return {
+    quotaPerUnit: ctx.config.quotaPerUnit,
+    modelMaxOutputTokens: ctx.config.content.defaultMaxOutputTokens,
+    maxChannelAttempts: ctx.config.routing.maxAttempts,
+    chargeOpenMs: ctx.config.charges.openMs,
+    usageRecordMs: ctx.config.charges.usageRecordMs,
+    channels: {
+      candidates: (model, group) => ctx.channels.candidates(model, group, CHAT_CHANNEL_TYPES),
+      isKnownModel: (model) => ctx.channels.isKnownModel(model, CHAT_CHANNEL_TYPES),
+      report(channel, error, userId) {
+        countUpstreamCall(ctx.metrics, channel, error);
+        // Off the hot path: the answer does not wait for the channel's counters.
+        void ctx.health.report(channel, error, `user:${userId}`);
+      },
+      acquire: (channel) => ctx.slots.acquire(channel),
+    },
+    prices: {
+      contentPrice: (model) => ctx.prices.contentPrice(model),
+      groupRatio: (group) => ctx.prices.groupRatio(group),
+    },
+    ledger: {
+      charge: (input) => ctx.ledger.charge(input),
+      settle: (reference, amount, note) => ctx.ledger.settle(reference, amount, note),
+      refund: (reference, note) => ctx.ledger.refund(reference, note),
+      noteUsage: (reference, seen, closeBy) => ctx.ledger.noteUsage(reference, seen, closeBy),
+    },
+    upstreamFor(channel) {
+      const upstream = UPSTREAMS[channel.type];
+      if (!upstream) throw new Error(`channel type ${channel.type} does not serve chat`);
+      return upstream;
+    },
+    async fetchImage(url, field, signal): Promise<ChatImage> {
+      try {
+        const image = await fetchImage(fetcher, url, {
+          maxBytes: ctx.config.images.maxImageBytes,
+          timeoutMs: ctx.config.images.fetchTimeoutMs,
+          signal,
+        });
+        return { mimeType: image.mimeType, data: image.bytes.toString("base64") };
+      } catch (err) {
+        throw imageFetchFailure(field, err);
+      }
+    },
+    logRequest: (row) =>
+      ctx.requestLogs.log({
+        created_at: unixNow(),
+        request_id: row.requestId,
+        user_id: row.userId,
+        token_id: row.tokenId,
+        channel_id: row.channelId,
+        surface: "chat",
+        model: row.model,
+        prompt_tokens: row.promptTokens,
+        completion_tokens: row.outputTokens,
+        cached_tokens: row.cachedTokens,
+        quota: row.quota,
+        latency_ms: row.latencyMs,
+        status: row.status,
+        error: row.error,
+      }),
+    stopping: ctx.stopping,
+    log,
+  };
+}

@@ -1,0 +1,109 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import type { GatewayContext } from "../../context.js";
+import { estimatePromptTokens } from "../../core/content/estimate.js";
+import { GatewayError } from "../../errors.js";
+import { principalOf } from "../auth-hook.js";
+import { modelsForToken } from "../models/catalog.js";
+
+const METHODS = ["generateContent", "streamGenerateContent", "countTokens"];
+
+function modelResource(id: string, outputTokenLimit: number) {
+  return {
+    name: `models/${id}`,
+    baseModelId: id,
+    version: "001",
+    displayName: id,
+    description: `${id}, served by the gateway`,
+    outputTokenLimit,
+    supportedGenerationMethods: METHODS,
+  };
+}
+
+const ModelResource = Type.Object(
+  {
+    name: Type.String({ examples: ["models/gemini-2.5-flash"] }),
+    baseModelId: Type.String(),
+    version: Type.String(),
+    displayName: Type.String(),
+    description: Type.String(),
+    outputTokenLimit: Type.Integer(),
+    supportedGenerationMethods: Type.Array(Type.String()),
+  },
+  { additionalProperties: true, description: "A model the token may call here" },
+);
+
+const ModelPage = Type.Object(
+  { models: Type.Array(ModelResource), nextPageToken: Type.Optional(Type.String()) },
+  { additionalProperties: true, description: "One page of the models the token may call here" },
+);
+
+const ListQuery = Type.Object(
+  {
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    pageToken: Type.Optional(Type.String()),
+    key: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+/** The models the token may call on this surface (gemini channels with a token price). */
+async function contentModels(ctx: GatewayContext, request: Parameters<typeof principalOf>[0]): Promise<string[]> {
+  const models = await modelsForToken(ctx, principalOf(request));
+  return [...models.entries()].filter(([, uses]) => uses.has("content")).map(([id]) => id);
+}
+
+/**
+ * `GET /v1beta/models` (paged with `pageSize` and `pageToken`) and `GET /v1beta/models/{model}`:
+ * exactly the models the token may call here, as Google's Model resources.
+ */
+export async function geminiModelRoutes(base: FastifyInstance, ctx: GatewayContext) {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const limit = ctx.config.content.defaultMaxOutputTokens;
+  app.get(
+    "/models",
+    {
+      schema: {
+        summary: "List models (Google's Model resources)",
+        querystring: ListQuery,
+        response: { 200: ModelPage },
+      },
+    },
+    async (request) => {
+      const ids = await contentModels(ctx, request);
+      const size = request.query.pageSize ?? 50;
+      const start = request.query.pageToken ? Number.parseInt(request.query.pageToken, 10) : 0;
+      if (!Number.isInteger(start) || start < 0) {
+        throw new GatewayError("GW_ERR_VALIDATION", "pageToken is invalid", { param: "pageToken" });
+      }
+      const page = ids.slice(start, start + size);
+      const next = start + size < ids.length ? String(start + size) : undefined;
+      return { models: page.map((id) => modelResource(id, limit)), ...(next ? { nextPageToken: next } : {}) };
+    },
+  );
+
+  app.get(
+    "/models/:target",
+    { schema: { summary: "Get one model (Google's Model resource)", response: { 200: ModelResource } } },
+    async (request) => {
+      const model = (request.params as { target: string }).target;
+      if (!(await contentModels(ctx, request)).includes(model)) {
+        throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);
+      }
+      return modelResource(model, limit);
+    },
+  );
+}
+
+/**
+ * `:countTokens`: the gateway's own estimate of the prompt (four characters a token, 258 per
+ * media part: the estimate the content relay bills by when usage is missing). Free of charge.
+ */
+export async function countContentTokens(ctx: GatewayContext, model: string, body: unknown) {
+  if (!(await ctx.channels.isKnownModel(model, ["gemini"]))) {
+    throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);
+  }
+  const request = (body as { generateContentRequest?: unknown })?.generateContentRequest ?? body;
+  return { totalTokens: estimatePromptTokens(request) };
+}

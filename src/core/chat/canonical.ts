@@ -1,0 +1,122 @@
+/**
+ * The gateway's one form of a chat: every client surface translates its request into a
+ * `ChatRequest` and renders a `ChatAnswer` or a stream of `ChatEvent`s; every upstream adapter
+ * translates them to and from its wire. No surface knows an upstream and no upstream a surface.
+ */
+
+/** An image the upstream receives inline (URLs are fetched by the gateway first). */
+export interface ChatImage {
+  mimeType: string;
+  /** Base64 of the bytes. */
+  data: string;
+}
+
+export type ChatImageSource = { kind: "inline"; image: ChatImage } | { kind: "url"; url: string };
+
+export type ChatPart = { type: "text"; text: string } | { type: "image"; source: ChatImageSource; field: string };
+
+/** A call of one tool the model asked for; `arguments` is the JSON text of its input. */
+export interface ChatToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: "user"; parts: ChatPart[] }
+  | { role: "assistant"; parts: ChatPart[]; toolCalls: ChatToolCall[] }
+  /** The result of one tool call, answered by the client. */
+  | { role: "tool"; toolCallId: string; parts: ChatPart[]; isError?: boolean };
+
+export interface ChatTool {
+  name: string;
+  description?: string;
+  /** JSON schema of the tool's input. */
+  parameters: Record<string, unknown>;
+}
+
+export type ChatToolChoice =
+  | { kind: "auto" }
+  | { kind: "none" }
+  | { kind: "required" }
+  | { kind: "tool"; name: string };
+
+export type ChatResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict: boolean };
+
+export interface ChatRequest {
+  /** System (and developer) instructions, in order. */
+  system: string[];
+  messages: ChatMessage[];
+  tools: ChatTool[];
+  toolChoice: ChatToolChoice | null;
+  /** Most output tokens of one choice, or null for the model's maximum. */
+  maxOutputTokens: number | null;
+  temperature: number | null;
+  topP: number | null;
+  stop: string[];
+  /** Choices asked for. */
+  n: number;
+  seed: number | null;
+  /** The end user, as the client names it (passed on where the upstream takes it). */
+  user: string | null;
+  responseFormat: ChatResponseFormat;
+  /**
+   * Fields set by the client that only some upstreams can honour, by the name the client used
+   * (`n`, `seed`, `response_format`...): an upstream that cannot honour one refuses to serve.
+   */
+  fieldNames: Record<string, string>;
+}
+
+/**
+ * Why a choice ended. `stop`: a natural end; `stop_sequence`: one of the request's stop
+ * strings; `length`: the output limit; `tool_calls`: the model calls tools; `content_filter`:
+ * output withheld for safety.
+ */
+export type ChatFinishReason = "stop" | "stop_sequence" | "length" | "tool_calls" | "content_filter";
+
+/** Usage as the upstream reported it. Input includes cached input; output includes reasoning. */
+export interface ChatUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  reasoningTokens: number;
+}
+
+export interface ChatChoice {
+  index: number;
+  text: string;
+  toolCalls: ChatToolCall[];
+  finishReason: ChatFinishReason;
+  /** The stop string that ended the choice, where the upstream says. */
+  stopSequence?: string | null;
+}
+
+export interface ChatAnswer {
+  id: string;
+  model: string;
+  choices: ChatChoice[];
+  usage: ChatUsage | null;
+}
+
+/**
+ * One event of a streamed answer. `usage` is cumulative (the last one counts); a choice ends
+ * with its `finish`. Tool calls arrive as a start (id and name) and argument pieces, keyed by
+ * their index within the choice.
+ */
+export type ChatEvent =
+  | { type: "start"; id: string; model: string }
+  | { type: "text"; choice: number; text: string }
+  | { type: "tool_call_start"; choice: number; index: number; id: string; name: string }
+  | { type: "tool_call_delta"; choice: number; index: number; arguments: string }
+  | { type: "finish"; choice: number; reason: ChatFinishReason; stopSequence?: string | null }
+  | { type: "usage"; usage: ChatUsage };
+
+/** Text of every text part, joined. */
+export function textOf(parts: readonly ChatPart[]): string {
+  let text = "";
+  for (const p of parts) if (p.type === "text") text += p.text;
+  return text;
+}

@@ -1,0 +1,200 @@
+import type { FastifyInstance } from "fastify";
+import { type ChatScript, chatScript } from "./chat-script.js";
+import { sleep, writeAndWait } from "./gemini-text.js";
+import type { SimulatorState } from "./state.js";
+
+const ERRORS: Record<number, { type: string; message: string }> = {
+  429: { type: "rate_limit_error", message: "Number of request tokens has exceeded your per-minute rate limit" },
+  500: { type: "api_error", message: "Internal server error" },
+  503: { type: "overloaded_error", message: "Overloaded" },
+};
+
+function blocksText(content: unknown): { text: string; images: number } {
+  if (typeof content === "string") return { text: content, images: 0 };
+  let text = "";
+  let images = 0;
+  for (const block of Array.isArray(content) ? content : []) {
+    if (block?.type === "text" && typeof block.text === "string") text += block.text;
+    else if (block?.type === "image") images += 1;
+    else if (block?.type === "tool_result") {
+      const inner = blocksText(block.content);
+      text += inner.text;
+      images += inner.images;
+    }
+  }
+  return { text, images };
+}
+
+function scriptFor(state: SimulatorState, body: any): ChatScript {
+  const system = blocksText(body?.system);
+  let prompt = system.text;
+  let images = 0;
+  for (const m of Array.isArray(body?.messages) ? body.messages : []) {
+    const c = blocksText(m?.content);
+    prompt += c.text;
+    images += c.images;
+  }
+  const choice = body?.tool_choice;
+  return chatScript(
+    {
+      prompt,
+      images,
+      toolNames: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.name)),
+      forcedTool: choice?.type === "any" ? "any" : choice?.type === "tool" ? String(choice.name) : null,
+      toolsDisabled: choice?.type === "none",
+      maxTokens: Number(body?.max_tokens) || null,
+      n: 1,
+    },
+    state.options.anthropic ?? {},
+    state.random(),
+  );
+}
+
+const stopReason = (finish: string) =>
+  finish === "tool" ? "tool_use" : finish === "length" ? "max_tokens" : "end_turn";
+
+/** `POST /v1/messages`: the Anthropic Messages protocol, plain and streamed (named SSE events). */
+export async function anthropicSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
+  const { state } = opts;
+  app.post("/v1/messages", async (request, reply) => {
+    const key = request.headers["x-api-key"];
+    const keys = state.options.keys;
+    if (typeof key !== "string" || key === "" || (keys && !keys.includes(key))) {
+      return reply
+        .status(401)
+        .send({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
+    }
+    if (request.headers["anthropic-version"] !== "2023-06-01") {
+      return reply.status(400).send({
+        type: "error",
+        error: { type: "invalid_request_error", message: "anthropic-version: header is required" },
+      });
+    }
+    const body = request.body as any;
+    if (!Number.isInteger(body?.max_tokens)) {
+      return reply
+        .status(400)
+        .send({ type: "error", error: { type: "invalid_request_error", message: "max_tokens: Field required" } });
+    }
+    const entry = state.record({
+      protocol: "anthropic",
+      method: request.method,
+      path: request.url,
+      headers: request.headers,
+      body,
+    });
+    let cutting = false;
+    reply.raw.once("close", () => {
+      if (!reply.raw.writableFinished && !cutting) entry.aborted = true;
+    });
+    const options = state.options.anthropic ?? {};
+    const script = scriptFor(state, body);
+    const { plan } = script;
+    if (plan.status !== null) {
+      const status = plan.status === 503 ? 529 : plan.status;
+      return reply.status(status).send({ type: "error", error: ERRORS[plan.status] ?? ERRORS[500] });
+    }
+    const choice = script.choices[0] as ChatScript["choices"][number];
+    const u = script.usage;
+    const usage = plan.noUsage
+      ? { input_tokens: 0, output_tokens: 0 }
+      : {
+          input_tokens: u.prompt - u.cached,
+          output_tokens: u.completion,
+          cache_read_input_tokens: u.cached,
+          cache_creation_input_tokens: 0,
+        };
+    const id = `msg_${script.id}`;
+    const model = String(body?.model ?? "");
+    const content = choice.tool
+      ? [
+          {
+            type: "tool_use",
+            id: `toolu_${script.id.slice(0, 16)}`,
+            name: choice.tool.name,
+            input: JSON.parse(choice.tool.argPieces.join("")),
+          },
+        ]
+      : [{ type: "text", text: choice.pieces.join("") }];
+
+    if (body?.stream !== true) {
+      if (plan.cutAfter !== null) {
+        cutting = true;
+        reply.raw.destroy();
+        return reply;
+      }
+      return reply.send({
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content,
+        stop_reason: stopReason(choice.finish),
+        stop_sequence: null,
+        usage,
+      });
+    }
+
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+    const send = (event: string, data: unknown) =>
+      writeAndWait(raw, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    await send("message_start", {
+      type: "message_start",
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: plan.noUsage ? 0 : 1 },
+      },
+    });
+    const first = content[0] as Record<string, unknown>;
+    await send("content_block_start", {
+      type: "content_block_start",
+      index: 0,
+      content_block: choice.tool ? { ...first, input: {} } : { type: "text", text: "" },
+    });
+    await send("ping", { type: "ping" });
+    const pieces = choice.tool ? choice.tool.argPieces : choice.pieces;
+    for (let i = 0; i < pieces.length; i++) {
+      if (plan.cutAfter !== null && i === plan.cutAfter) {
+        cutting = true;
+        raw.socket?.end();
+        return reply;
+      }
+      if (plan.truncateAfter !== null && i === plan.truncateAfter) {
+        raw.end();
+        return reply;
+      }
+      if (plan.errorAfter !== null && i === plan.errorAfter) {
+        await send("error", { type: "error", error: ERRORS[503] });
+        raw.end();
+        return reply;
+      }
+      await options.beforeChunk?.(i);
+      if (i > 0 && plan.delayMs > 0) await sleep(plan.delayMs);
+      if (raw.destroyed) return reply;
+      await send("content_block_delta", {
+        type: "content_block_delta",
+        index: 0,
+        delta: choice.tool
+          ? { type: "input_json_delta", partial_json: pieces[i] }
+          : { type: "text_delta", text: pieces[i] },
+      });
+    }
+    await send("content_block_stop", { type: "content_block_stop", index: 0 });
+    await send("message_delta", {
+      type: "message_delta",
+      delta: { stop_reason: stopReason(choice.finish), stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
+    await send("message_stop", { type: "message_stop" });
+    raw.end();
+    return reply;
+  });
+}

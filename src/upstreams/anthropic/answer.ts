@@ -1,0 +1,122 @@
+import type { ChatAnswer, ChatEvent, ChatFinishReason, ChatToolCall, ChatUsage } from "../../core/chat/canonical.js";
+
+const STOP: Record<string, ChatFinishReason> = {
+  end_turn: "stop",
+  stop_sequence: "stop_sequence",
+  max_tokens: "length",
+  tool_use: "tool_calls",
+  refusal: "content_filter",
+  pause_turn: "stop",
+};
+
+export function finishFromStopReason(reason: unknown): ChatFinishReason {
+  return (typeof reason === "string" && STOP[reason]) || "stop";
+}
+
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+
+/** Anthropic's usage: its `input_tokens` leave out cache reads and writes, canonical input holds them. */
+export function usageFromAnthropic(usage: unknown): ChatUsage | null {
+  if (!usage || typeof usage !== "object") return null;
+  const u = usage as Record<string, unknown>;
+  const cacheRead = count(u.cache_read_input_tokens);
+  return {
+    inputTokens: count(u.input_tokens) + cacheRead + count(u.cache_creation_input_tokens),
+    outputTokens: count(u.output_tokens),
+    cachedInputTokens: cacheRead,
+    reasoningTokens: 0,
+  };
+}
+
+/** A `message` answer in canonical form (one choice). */
+export function answerFromAnthropic(body: unknown, fallbackModel: string): ChatAnswer {
+  const b = (body ?? {}) as Record<string, any>;
+  let text = "";
+  const toolCalls: ChatToolCall[] = [];
+  for (const block of Array.isArray(b.content) ? b.content : []) {
+    if (block?.type === "text" && typeof block.text === "string") text += block.text;
+    if (block?.type === "tool_use") {
+      toolCalls.push({
+        id: String(block.id ?? ""),
+        name: String(block.name ?? ""),
+        arguments: JSON.stringify(block.input ?? {}),
+      });
+    }
+  }
+  return {
+    id: typeof b.id === "string" ? b.id : "",
+    model: typeof b.model === "string" ? b.model : fallbackModel,
+    choices: [
+      {
+        index: 0,
+        text,
+        toolCalls,
+        finishReason: finishFromStopReason(b.stop_reason),
+        stopSequence: typeof b.stop_sequence === "string" ? b.stop_sequence : null,
+      },
+    ],
+    usage: usageFromAnthropic(b.usage),
+  };
+}
+
+/**
+ * Reads the Messages stream's events into canonical ones. Usage arrives in two halves: input in
+ * `message_start`, the cumulative output in each `message_delta`.
+ */
+export class AnthropicEventReader {
+  private readonly toolIndex = new Map<number, number>();
+  private input: Record<string, unknown> = {};
+
+  constructor(private readonly fallbackModel: string) {}
+
+  read(event: unknown): ChatEvent[] {
+    const e = (event ?? {}) as Record<string, any>;
+    switch (e.type) {
+      case "message_start": {
+        const m = e.message ?? {};
+        this.input = { ...(m.usage ?? {}) };
+        return [
+          { type: "start", id: String(m.id ?? ""), model: typeof m.model === "string" ? m.model : this.fallbackModel },
+        ];
+      }
+      case "content_block_start": {
+        const b = e.content_block ?? {};
+        if (b.type === "tool_use") {
+          const index = this.toolIndex.size;
+          this.toolIndex.set(Number(e.index), index);
+          return [{ type: "tool_call_start", choice: 0, index, id: String(b.id ?? ""), name: String(b.name ?? "") }];
+        }
+        if (b.type === "text" && typeof b.text === "string" && b.text !== "")
+          return [{ type: "text", choice: 0, text: b.text }];
+        return [];
+      }
+      case "content_block_delta": {
+        const d = e.delta ?? {};
+        if (d.type === "text_delta" && typeof d.text === "string") return [{ type: "text", choice: 0, text: d.text }];
+        if (d.type === "input_json_delta" && typeof d.partial_json === "string" && d.partial_json !== "") {
+          const index = this.toolIndex.get(Number(e.index)) ?? 0;
+          return [{ type: "tool_call_delta", choice: 0, index, arguments: d.partial_json }];
+        }
+        return [];
+      }
+      case "message_delta": {
+        const out: ChatEvent[] = [];
+        const usage = usageFromAnthropic({ ...this.input, ...(e.usage ?? {}) });
+        if (usage) out.push({ type: "usage", usage });
+        if (e.delta?.stop_reason) {
+          out.push({
+            type: "finish",
+            choice: 0,
+            reason: finishFromStopReason(e.delta.stop_reason),
+            stopSequence: typeof e.delta.stop_sequence === "string" ? e.delta.stop_sequence : null,
+          });
+        }
+        return out;
+      }
+      default:
+        return [];
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import type { ChatMessage, ChatPart, ChatRequest, ChatToolChoice } from "../../core/chat/canonical.js";
+import type { Untranslatable } from "../../core/chat/ports.js";
+
+/** Output limit sent when the request sets none (the Messages API requires one). */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+type Block = Record<string, unknown>;
+type WireMessage = { role: "user" | "assistant"; content: Block[] };
+
+function block(part: ChatPart): Block {
+  if (part.type === "text") return { type: "text", text: part.text };
+  if (part.source.kind === "url") return { type: "image", source: { type: "url", url: part.source.url } };
+  return {
+    type: "image",
+    source: { type: "base64", media_type: part.source.image.mimeType, data: part.source.image.data },
+  };
+}
+
+/** A tool call's arguments as the object Anthropic's `tool_use.input` is. */
+function inputOf(args: string): unknown {
+  if (args.trim() === "") return {};
+  return JSON.parse(args);
+}
+
+function blocksOf(message: ChatMessage): WireMessage {
+  switch (message.role) {
+    case "user":
+      return { role: "user", content: message.parts.map(block) };
+    case "assistant":
+      return {
+        role: "assistant",
+        content: [
+          ...message.parts.filter((p) => p.type !== "text" || p.text !== "").map(block),
+          ...message.toolCalls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: inputOf(c.arguments) })),
+        ],
+      };
+    case "tool":
+      return {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: message.toolCallId,
+            content: message.parts.map(block),
+            ...(message.isError ? { is_error: true } : {}),
+          },
+        ],
+      };
+  }
+}
+
+/** Turns in the Messages API alternate: consecutive turns of one role become one. */
+function merged(messages: WireMessage[]): WireMessage[] {
+  const out: WireMessage[] = [];
+  for (const m of messages) {
+    const last = out[out.length - 1];
+    if (last && last.role === m.role) last.content.push(...m.content);
+    else out.push({ role: m.role, content: [...m.content] });
+  }
+  return out;
+}
+
+function wireToolChoice(choice: ChatToolChoice): Block {
+  if (choice.kind === "required") return { type: "any" };
+  if (choice.kind === "tool") return { type: "tool", name: choice.name };
+  return { type: choice.kind };
+}
+
+/** What the Messages API cannot carry: several choices, a seed, a response format. */
+export function anthropicUntranslatable(request: ChatRequest): Untranslatable | null {
+  if (request.n !== 1)
+    return { field: request.fieldNames.n ?? "n", reason: "Anthropic models answer one choice per request" };
+  if (request.seed !== null)
+    return { field: request.fieldNames.seed ?? "seed", reason: "Anthropic models take no seed" };
+  if (request.responseFormat.type !== "text") {
+    return {
+      field: request.fieldNames.responseFormat ?? "response_format",
+      reason: "Anthropic models take no response format; describe the JSON wanted in the prompt or use a tool",
+    };
+  }
+  for (const [i, m] of request.messages.entries()) {
+    if (m.role !== "assistant") continue;
+    for (const call of m.toolCalls) {
+      try {
+        inputOf(call.arguments);
+      } catch {
+        return { field: `messages[${i}].tool_calls`, reason: `the arguments of tool call "${call.id}" are not JSON` };
+      }
+    }
+  }
+  return null;
+}
+
+/** The body of `POST /v1/messages` for a canonical request. */
+export function anthropicBody(request: ChatRequest, model: string, stream: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+    messages: merged(request.messages.map(blocksOf)),
+  };
+  if (request.system.length > 0) body.system = request.system.join("\n\n");
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      name: t.name,
+      ...(t.description ? { description: t.description } : {}),
+      input_schema: t.parameters,
+    }));
+  }
+  if (request.toolChoice) body.tool_choice = wireToolChoice(request.toolChoice);
+  if (request.temperature !== null) body.temperature = Math.min(1, request.temperature);
+  if (request.topP !== null) body.top_p = request.topP;
+  if (request.stop.length > 0) body.stop_sequences = request.stop;
+  if (request.user !== null) body.metadata = { user_id: request.user };
+  if (stream) body.stream = true;
+  return body;
+}

@@ -1,0 +1,116 @@
+import type { ChatAnswer, ChatChoice, ChatEvent, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
+
+const FINISH: Record<string, ChatFinishReason> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "tool_calls",
+  function_call: "tool_calls",
+  content_filter: "content_filter",
+};
+
+/** An upstream finish reason; an unknown word counts as a natural stop. */
+export function finishFromWire(reason: unknown): ChatFinishReason {
+  return (typeof reason === "string" && FINISH[reason]) || "stop";
+}
+
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}
+
+/**
+ * Usage of an OpenAI-compatible answer, read leniently: cached input as OpenAI
+ * (`prompt_tokens_details.cached_tokens`) or DeepSeek (`prompt_cache_hit_tokens`) report it.
+ */
+export function usageFromWire(usage: unknown): ChatUsage | null {
+  if (!usage || typeof usage !== "object") return null;
+  const u = usage as Record<string, any>;
+  return {
+    inputTokens: count(u.prompt_tokens),
+    outputTokens: count(u.completion_tokens),
+    cachedInputTokens: count(u.prompt_tokens_details?.cached_tokens) || count(u.prompt_cache_hit_tokens),
+    reasoningTokens: count(u.completion_tokens_details?.reasoning_tokens),
+  };
+}
+
+/** Text of a message's `content`: a string, null, or an array of text parts. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((p) => (typeof p?.text === "string" ? p.text : "")).join("");
+}
+
+/** A `chat.completion` answer in canonical form. */
+export function answerFromWire(body: unknown, fallbackModel: string): ChatAnswer {
+  const b = (body ?? {}) as Record<string, any>;
+  const choices: ChatChoice[] = (Array.isArray(b.choices) ? b.choices : []).map((c: any, i: number) => ({
+    index: typeof c?.index === "number" ? c.index : i,
+    text: contentText(c?.message?.content),
+    toolCalls: (Array.isArray(c?.message?.tool_calls) ? c.message.tool_calls : []).map((t: any, j: number) => ({
+      id: typeof t?.id === "string" ? t.id : `call_${j}`,
+      name: String(t?.function?.name ?? ""),
+      arguments: typeof t?.function?.arguments === "string" ? t.function.arguments : "",
+    })),
+    finishReason: finishFromWire(c?.finish_reason),
+  }));
+  return {
+    id: typeof b.id === "string" ? b.id : "",
+    model: typeof b.model === "string" ? b.model : fallbackModel,
+    choices,
+    usage: usageFromWire(b.usage),
+  };
+}
+
+/**
+ * Reads `chat.completion.chunk`s into canonical events. Tool calls are keyed by their index in
+ * the choice; the first piece of each (it carries the id and name) starts it.
+ */
+export class OpenAiChunkReader {
+  private started = false;
+  private readonly calls = new Set<string>();
+
+  constructor(private readonly fallbackModel: string) {}
+
+  read(chunk: unknown): ChatEvent[] {
+    const c = (chunk ?? {}) as Record<string, any>;
+    const out: ChatEvent[] = [];
+    if (!this.started) {
+      this.started = true;
+      out.push({
+        type: "start",
+        id: typeof c.id === "string" ? c.id : "",
+        model: typeof c.model === "string" ? c.model : this.fallbackModel,
+      });
+    }
+    for (const choice of Array.isArray(c.choices) ? c.choices : []) {
+      const index = typeof choice?.index === "number" ? choice.index : 0;
+      const delta = choice?.delta ?? {};
+      if (typeof delta.content === "string" && delta.content !== "") {
+        out.push({ type: "text", choice: index, text: delta.content });
+      }
+      for (const piece of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+        const at = typeof piece?.index === "number" ? piece.index : 0;
+        const key = `${index}:${at}`;
+        if (!this.calls.has(key)) {
+          this.calls.add(key);
+          out.push({
+            type: "tool_call_start",
+            choice: index,
+            index: at,
+            id: typeof piece?.id === "string" ? piece.id : `call_${index}_${at}`,
+            name: String(piece?.function?.name ?? ""),
+          });
+        }
+        const args = piece?.function?.arguments;
+        if (typeof args === "string" && args !== "") {
+          out.push({ type: "tool_call_delta", choice: index, index: at, arguments: args });
+        }
+      }
+      if (choice?.finish_reason) {
+        out.push({ type: "finish", choice: index, reason: finishFromWire(choice.finish_reason) });
+      }
+    }
+    const usage = usageFromWire(c.usage);
+    if (usage) out.push({ type: "usage", usage });
+    return out;
+  }
+}

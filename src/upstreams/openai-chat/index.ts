@@ -1,0 +1,93 @@
+import type { Dispatcher } from "undici";
+import { answerAsEvents } from "../../core/chat/answer-events.js";
+import type { ChatAnswer, ChatEvent, ChatRequest } from "../../core/chat/canonical.js";
+import type { ChatUpstream } from "../../core/chat/ports.js";
+import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
+import { readSseEvents } from "../gemini/sse-reader.js";
+import { callUpstream, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
+import { answerFromWire, OpenAiChunkReader } from "./answer.js";
+import { openAiChatBody } from "./request.js";
+
+/** What the adapter needs of a channel. */
+export interface OpenAiChatChannel {
+  baseUrl: string;
+  key: string;
+  settings: { timeoutMs?: number; firstByteTimeoutMs?: number };
+}
+
+/** `{base}/v1/chat/completions` (a base that already ends in `/v1` is taken as it is). */
+export function chatCompletionsUrl(baseUrl: string): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  return base.endsWith("/v1") ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
+}
+
+function send(channel: OpenAiChatChannel, body: unknown, signal: AbortSignal) {
+  return callUpstream({
+    method: "POST",
+    url: chatCompletionsUrl(channel.baseUrl),
+    headers: { authorization: `Bearer ${channel.key}` },
+    json: body,
+    signal,
+    firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
+    timeoutMs: channel.settings.timeoutMs,
+  });
+}
+
+/** An error object inside a 200 answer or stream event. */
+function embeddedError(value: unknown, key: string): UpstreamError | null {
+  const error = (value as { error?: unknown })?.error;
+  if (!error || typeof error !== "object") return null;
+  const code = Number((error as { code?: unknown }).code);
+  const status = Number.isInteger(code) && code >= 400 && code < 600 ? code : 500;
+  const message = upstreamMessage(value, key) ?? "error event";
+  return new UpstreamError(status >= 500 || status === 429 ? "retryable" : "refused", `upstream error: ${message}`, {
+    status,
+  });
+}
+
+async function* eventsOf(res: Dispatcher.ResponseData, url: string, key: string, model: string) {
+  const reader = new OpenAiChunkReader(model);
+  try {
+    for await (const data of readSseEvents(res.body)) {
+      if (data.trim() === "[DONE]") return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        throw new UpstreamError("retryable", `upstream sent an event that is not JSON (${safeUrl(url)})`);
+      }
+      const error = embeddedError(parsed, key);
+      if (error) throw error;
+      for (const event of reader.read(parsed)) yield event;
+    }
+  } catch (err) {
+    throw isUpstreamError(err) ? err : networkError(err, url);
+  }
+}
+
+/** The `openai-chat` protocol: any OpenAI-compatible chat completions endpoint. */
+export const openAiChatUpstream: ChatUpstream<OpenAiChatChannel> = {
+  untranslatable: () => null,
+
+  async complete(channel, upstreamModel, request: ChatRequest, signal): Promise<ChatAnswer> {
+    const url = chatCompletionsUrl(channel.baseUrl);
+    const res = await send(channel, openAiChatBody(request, upstreamModel, false), signal);
+    const body = await readJson(res, url, { secret: channel.key });
+    const error = embeddedError(body, channel.key);
+    if (error) throw error;
+    return answerFromWire(body, upstreamModel);
+  },
+
+  async openStream(channel, upstreamModel, request, signal): Promise<AsyncGenerator<ChatEvent>> {
+    const url = chatCompletionsUrl(channel.baseUrl);
+    const res = await send(channel, openAiChatBody(request, upstreamModel, true), signal);
+    if (res.statusCode < 200 || res.statusCode >= 300) await readJson(res, url, { secret: channel.key });
+    const type = String(res.headers["content-type"] ?? "");
+    if (type.includes("application/json")) {
+      // A server that ignored `stream: true` answered at once: its answer as events.
+      const answer = answerFromWire(await readJson(res, url, { secret: channel.key }), upstreamModel);
+      return answerAsEvents(answer);
+    }
+    return eventsOf(res, url, channel.key, upstreamModel);
+  },
+};
