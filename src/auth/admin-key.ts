@@ -1,7 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
-import { newAdminKey, sha256Hex, unixNow } from "../core/ids.js";
+import { newAdminKey, sha256Hex } from "../core/ids.js";
 import type { Database } from "../store/schema.js";
+import { Settings } from "../store/settings.js";
 
 const SETTING = "admin_key_sha256";
 
@@ -15,20 +16,14 @@ export async function resolveAdminKeyHash(
   configured: string | null,
 ): Promise<{ hash: string; generated: string | null }> {
   if (configured) return { hash: sha256Hex(configured), generated: null };
-  const row = await db.selectFrom("settings").select("value").where("key", "=", SETTING).executeTakeFirst();
-  if (row) return { hash: JSON.parse(row.value) as string, generated: null };
+  const settings = new Settings(db);
+  const stored = await settings.get<string>(SETTING);
+  if (stored !== undefined) return { hash: stored, generated: null };
   const key = newAdminKey();
   const hash = sha256Hex(key);
-  const inserted = await db
-    .insertInto("settings")
-    .values({ key: SETTING, value: JSON.stringify(hash), updated_at: unixNow() })
-    .onConflict((oc) => oc.column("key").doNothing())
-    .returning("key")
-    .executeTakeFirst();
-  if (!inserted) {
+  if (!(await settings.setIfAbsent(SETTING, hash))) {
     // Another instance generated one at the same moment: that one stands.
-    const again = await db.selectFrom("settings").select("value").where("key", "=", SETTING).executeTakeFirstOrThrow();
-    return { hash: JSON.parse(again.value) as string, generated: null };
+    return { hash: (await settings.get<string>(SETTING)) as string, generated: null };
   }
   return { hash, generated: key };
 }
@@ -39,12 +34,7 @@ export async function resolveAdminKeyHash(
  */
 export async function resetAdminKey(db: Kysely<Database>): Promise<string> {
   const key = newAdminKey();
-  const value = JSON.stringify(sha256Hex(key));
-  await db
-    .insertInto("settings")
-    .values({ key: SETTING, value, updated_at: unixNow() })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value, updated_at: unixNow() }))
-    .execute();
+  await new Settings(db).set(SETTING, sha256Hex(key));
   return key;
 }
 
@@ -63,13 +53,13 @@ export function adminKeyHashSource(
   now: () => number = Date.now,
 ): () => Promise<string> {
   if (configured) return async () => initialHash;
+  const settings = new Settings(db);
   let hash = initialHash;
   let readAt = now();
   return async () => {
     if (now() - readAt >= ttlMs) {
       readAt = now();
-      const row = await db.selectFrom("settings").select("value").where("key", "=", SETTING).executeTakeFirst();
-      if (row) hash = JSON.parse(row.value) as string;
+      hash = (await settings.get<string>(SETTING)) ?? hash;
     }
     return hash;
   };

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type TProperties, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { GatewayContext } from "../../context.js";
+import { listTasks, listWebhookDeliveries } from "../../store/operator-lists.js";
 import type { AdminStores } from "./admin-stores.js";
 import * as ops from "./catalog-operations.js";
 import { AdminTaskView, WebhookDeliveryView } from "./record-views.js";
@@ -155,16 +156,14 @@ export async function channelAdminRoutes(base: FastifyInstance, opts: { ctx: Gat
     },
     async (request) => {
       const q = request.query;
-      let query = ctx.store.db.selectFrom("tasks").selectAll();
-      if (q.user_id !== undefined) query = query.where("user_id", "=", Number(q.user_id));
-      if (q.status !== undefined) query = query.where("status", "=", q.status);
-      if (q.platform !== undefined) query = query.where("platform", "=", q.platform);
-      if (q.task_id !== undefined) query = query.where("task_id", "=", q.task_id);
-      if (q.after !== undefined) query = query.where("id", ">", Number(q.after));
-      const rows = await query
-        .orderBy("id")
-        .limit(limitOf(q.limit, 50, 1000))
-        .execute();
+      const rows = await listTasks(ctx.store.db, {
+        userId: q.user_id === undefined ? undefined : Number(q.user_id),
+        status: q.status,
+        platform: q.platform,
+        taskId: q.task_id,
+        after: q.after === undefined ? undefined : Number(q.after),
+        limit: limitOf(q.limit, 50, 1000),
+      });
       return ok(
         rows.map((r) => ({
           id: Number(r.id),
@@ -200,15 +199,13 @@ export async function channelAdminRoutes(base: FastifyInstance, opts: { ctx: Gat
     },
     async (request) => {
       const q = request.query;
-      let query = ctx.store.db.selectFrom("webhook_deliveries").selectAll();
-      if (q.user_id !== undefined) query = query.where("user_id", "=", Number(q.user_id));
-      if (q.task_id !== undefined) query = query.where("task_id", "=", q.task_id);
-      if (q.status !== undefined) query = query.where("status", "=", q.status);
-      if (q.after !== undefined) query = query.where("id", ">", Number(q.after));
-      const rows = await query
-        .orderBy("id")
-        .limit(limitOf(q.limit, 50, 1000))
-        .execute();
+      const rows = await listWebhookDeliveries(ctx.store.db, {
+        userId: q.user_id === undefined ? undefined : Number(q.user_id),
+        taskId: q.task_id,
+        status: q.status,
+        after: q.after === undefined ? undefined : Number(q.after),
+        limit: limitOf(q.limit, 50, 1000),
+      });
       return ok(
         rows.map((r) => ({
           id: Number(r.id),
