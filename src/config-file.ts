@@ -5,7 +5,8 @@ import { sql } from "kysely";
 import { parse as parseYaml } from "yaml";
 import { type Config, ConfigError, type ConfigOverrides, ConfigSchema, loadConfig } from "./config.js";
 import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
-import { Channels, type ChannelType } from "./store/channels.js";
+import type { ChannelType } from "./core/channel.js";
+import { Channels } from "./store/channels.js";
 import type { Store } from "./store/database.js";
 import { PriceBook } from "./store/prices.js";
 

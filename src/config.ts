@@ -4,7 +4,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { Value, type ValueError } from "@sinclair/typebox/value";
 import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
 import { badProxyEntry, TRUST_ALL_REFUSED, trustProxySetting } from "./config-trust-proxy.js";
-import { CHANNEL_TYPES } from "./store/channels.js";
+import { CHANNEL_TYPES } from "./core/channel.js";
 
 /** Size and nesting bounds of one surface's JSON bodies. */
 const BodyBounds = Type.Object({

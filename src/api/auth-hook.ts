@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Principal } from "../auth/authenticator.js";
 import { anthropicKey, bearerKey, googleKey } from "../auth/credentials.js";
 import type { GatewayContext } from "../context.js";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 
 /** Size and nesting bounds of one surface's JSON bodies. */
 export interface BodyBounds {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { ERRORS, type ErrorName, GatewayError, isGatewayError } from "../errors.js";
+import { ERRORS, type ErrorName, GatewayError, isGatewayError } from "../core/errors.js";
 import { isStoreBusy } from "../store/busy.js";
 import { type Surface, withErrorResponses } from "./error-schemas.js";
 

@@ -1,6 +1,6 @@
 import net from "node:net";
+import { GatewayError } from "../core/errors.js";
 import { sha256Hex, unixNow } from "../core/ids.js";
-import { GatewayError } from "../errors.js";
 import type { TokenRow, Tokens } from "../store/tokens.js";
 import type { UserRow, Users } from "../store/users.js";
 

@@ -13,7 +13,7 @@ import {
   UpdateUserBody,
 } from "../api/admin/schemas.js";
 import * as people from "../api/admin/user-operations.js";
-import { CHANNEL_TYPES } from "../store/channels.js";
+import { CHANNEL_TYPES } from "../core/channel.js";
 import type { PriceKind } from "../store/prices.js";
 import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";
 

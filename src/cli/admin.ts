@@ -3,7 +3,7 @@ import type { AdminStores } from "../api/admin/admin-stores.js";
 import { resetAdminKey } from "../auth/admin-key.js";
 import { type Config, loadConfig } from "../config.js";
 import { configFilePath, loadConfigWithFile } from "../config-file.js";
-import { isGatewayError } from "../errors.js";
+import { isGatewayError } from "../core/errors.js";
 import type { ChangeTopic } from "../events/change-bus.js";
 import { RedisChangeBus } from "../events/redis-change-bus.js";
 import { Channels } from "../store/channels.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
+import { GatewayError } from "../core/errors.js";
 import { newRequestId } from "../core/ids.js";
-import { GatewayError } from "../errors.js";
 import type { Database } from "../store/schema.js";
 
 /** An answer as it was sent, kept to be sent again. */

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 
 export interface RateLimitSettings {
   requestsPerMinute: number;

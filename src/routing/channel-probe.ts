@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { Channel } from "../core/channel.js";
 import { PeriodicService } from "../periodic-service.js";
-import type { Channel, Channels } from "../store/channels.js";
+import type { Channels } from "../store/channels.js";
 import { callUpstream } from "../upstreams/http.js";
 import { AUTO_DISABLED } from "./channel-health.js";
 

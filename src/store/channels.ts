@@ -1,74 +1,7 @@
 import { type Kysely, type Selectable, sql } from "kysely";
+import type { Channel, ChannelInput, ChannelType } from "../core/channel.js";
 import { unixNow } from "../core/ids.js";
 import type { ChannelsTable, Database } from "./schema.js";
-
-export const CHANNEL_TYPES = [
-  "task-relay",
-  "generate-record",
-  "gemini",
-  "openai-images",
-  "openai-chat",
-  "anthropic",
-] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
-
-/** Per-channel knobs; every one optional, the adapter applies its default. */
-export interface ChannelSettings {
-  /** Whole-call timeout for one upstream request (ms). */
-  timeoutMs?: number;
-  connectTimeoutMs?: number;
-  /** Time allowed until the first byte of the upstream answer (ms). */
-  firstByteTimeoutMs?: number;
-  /** Most ids in one poll call (task-relay). */
-  batchSize?: number;
-  /** Most upstream calls in flight at once on this channel. */
-  concurrency?: number;
-  /** Path word in front of /submit and /fetch (task-relay); default the family word. */
-  prefix?: string;
-}
-
-/** A channel as the rest of the gateway sees it (JSON columns parsed). Holds the secret key. */
-export interface Channel {
-  id: number;
-  name: string;
-  type: ChannelType;
-  baseUrl: string;
-  key: string;
-  models: string[];
-  modelMapping: Record<string, string>;
-  groups: string[];
-  priority: number;
-  weight: number;
-  priceRatio: number;
-  status: string;
-  statusReason: string;
-  settings: ChannelSettings;
-  failureCount: number;
-  lastError: string | null;
-  lastErrorAt: number | null;
-  lastSuccessAt: number | null;
-  successCount: number;
-  requestCount: number;
-  /** Moving average of recent outcomes: 1 when every recent call succeeded. */
-  recentSuccessRate: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface ChannelInput {
-  name: string;
-  type: ChannelType;
-  baseUrl: string;
-  key: string;
-  models: string[];
-  modelMapping?: Record<string, string>;
-  groups?: string[];
-  priority?: number;
-  weight?: number;
-  priceRatio?: number;
-  status?: string;
-  settings?: ChannelSettings;
-}
 
 function toChannel(row: Selectable<ChannelsTable>): Channel {
   return {
@@ -96,12 +29,6 @@ function toChannel(row: Selectable<ChannelsTable>): Channel {
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
-}
-
-/** A channel as an API may show it: everything but the key. */
-export function publicChannel(c: Channel) {
-  const { key: _key, ...rest } = c;
-  return rest;
 }
 
 export class Channels {

@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
 import { assertLedgerAmount, refundRow, settlementPlan, settleRow } from "../core/ledger/charge-rules.js";
-import { GatewayError } from "../errors.js";
 import type { Store } from "./database.js";
 import type { GroupCommit } from "./group-commit.js";
 import {

@@ -1,3 +1,4 @@
+import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
 import {
   type ClosingRow,
@@ -7,7 +8,6 @@ import {
   settlementPlan,
   settleRow,
 } from "../core/ledger/charge-rules.js";
-import { GatewayError } from "../errors.js";
 import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
 
 /** A charge as both ledger paths open it. */

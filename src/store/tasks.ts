@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import { GatewayError } from "../core/errors.js";
 import type { Clip } from "../core/tasks/clips.js";
 import { POLLED_STATUSES, type TaskStatus } from "../core/tasks/states.js";
-import { GatewayError } from "../errors.js";
 import { queueTaskEndedWebhook } from "../webhooks/outbox.js";
 import type { Ledger } from "./ledger.js";
 import type { Database, TasksTable } from "./schema.js";

@@ -1,6 +1,6 @@
 import dns from "node:dns/promises";
 import net from "node:net";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../core/errors.js";
 import { type AddressPolicy, addressAllowed } from "../net/address-policy.js";
 
 /**

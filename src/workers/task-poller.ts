@@ -1,10 +1,10 @@
 import type { BackgroundService } from "../background-service.js";
 import type { GatewayContext } from "../context.js";
+import type { Channel } from "../core/channel.js";
 import { type AudiobMusicBody, audiobTuning } from "../core/tasks/request-bodies.js";
 import { nextPollAt, nextPollDelay, taskDeadlineMs } from "../core/tasks/schedule.js";
 import { canMove, type TaskStatus } from "../core/tasks/states.js";
 import type { UpstreamTaskState } from "../core/tasks/upstream-state.js";
-import type { Channel } from "../store/channels.js";
 import type { TaskRow, TaskStore } from "../store/tasks.js";
 import { fetchRecordInfo, RECORD_MIN_POLL_INTERVAL_MS } from "../upstreams/generate-record/index.js";
 import { fetchRelayTasks, relayBatchSize } from "../upstreams/task-relay/index.js";

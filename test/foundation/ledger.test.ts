@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GatewayError } from "../../src/errors.js";
+import { GatewayError } from "../../src/core/errors.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 

@@ -5,8 +5,8 @@ import { modelLimits } from "../../src/core/content/model-limits.js";
 import { settlementFor } from "../../src/core/content/settlement.js";
 import { clientErrorFor } from "../../src/core/content/upstream-failure.js";
 import { ContentAccount, usageFromMetadata } from "../../src/core/content/usage.js";
+import { GatewayError } from "../../src/core/errors.js";
 import { UpstreamError } from "../../src/core/upstream-error.js";
-import { GatewayError } from "../../src/errors.js";
 
 const chunk = (text: string, usage?: Record<string, number>) => ({
   candidates: [{ content: { role: "model", parts: [{ text }] } }],

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientStreamSink } from "../../src/api/gemini/stream-sink.js";
-import { GatewayError } from "../../src/errors.js";
+import { GatewayError } from "../../src/core/errors.js";
 
 const chunk = (n: number) => {
   const value = { candidates: [{ content: { parts: [{ text: `part ${n}` }] }, index: 0 }] };

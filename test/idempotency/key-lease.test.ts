@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GatewayError } from "../../src/errors.js";
+import { GatewayError } from "../../src/core/errors.js";
 import {
   IdempotencyKeys,
   type IdempotencySettings,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChannelInput } from "../../src/core/channel.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
-import type { ChannelInput } from "../../src/store/channels.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import { ALL_FAULTS, type Fault, type FaultUpstream, startFaultUpstream } from "./fault-upstream.js";

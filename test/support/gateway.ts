@@ -5,7 +5,7 @@ import { PassThrough } from "node:stream";
 import { settingsView } from "../../src/api/admin/views.js";
 import { buildGateway, type Gateway } from "../../src/app.js";
 import { type ConfigOverrides, loadConfig } from "../../src/config.js";
-import type { ChannelInput } from "../../src/store/channels.js";
+import type { ChannelInput } from "../../src/core/channel.js";
 import type { NewToken } from "../../src/store/tokens.js";
 import { createTestDatabase } from "./postgres.js";
 

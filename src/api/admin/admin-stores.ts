@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../../core/errors.js";
 import type { ChangeTopic } from "../../events/change-bus.js";
 import type { Channels } from "../../store/channels.js";
 import type { Ledger } from "../../store/ledger.js";

@@ -1,6 +1,6 @@
 import type { Static } from "@sinclair/typebox";
-import { GatewayError } from "../../errors.js";
-import type { ChannelInput } from "../../store/channels.js";
+import type { ChannelInput } from "../../core/channel.js";
+import { GatewayError } from "../../core/errors.js";
 import type { PriceKind } from "../../store/prices.js";
 import { type AdminStores, assertSameIdentity, notFound } from "./admin-stores.js";
 import type { CreateChannelBody, SetPriceBody, UpdateChannelBody, UpdatePriceBody } from "./schemas.js";

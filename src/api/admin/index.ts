@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { adminKeyMatches } from "../../auth/admin-key.js";
 import { bearerKey } from "../../auth/credentials.js";
 import type { GatewayContext } from "../../context.js";
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../../core/errors.js";
 import { installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
 import type { AdminStores } from "./admin-stores.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
 import { invalidIpEntry } from "../../auth/authenticator.js";
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../../core/errors.js";
 import { newWebhookSecret } from "../../webhooks/signature.js";
 import { assertWebhookTarget } from "../../webhooks/target.js";
 import { type AdminStores, assertSameIdentity, notFound } from "./admin-stores.js";

@@ -1,5 +1,5 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from "@sinclair/typebox";
-import { CHANNEL_TYPES, type Channel, type ChannelSettings } from "../../store/channels.js";
+import { CHANNEL_TYPES, type Channel, type ChannelSettings } from "../../core/channel.js";
 import type { PriceRow } from "../../store/prices.js";
 import type { TokenRow } from "../../store/tokens.js";
 import type { UserRow } from "../../store/users.js";

@@ -5,7 +5,7 @@ import type { GatewayContext } from "../../context.js";
 import { inputTokenEstimate } from "../../core/chat/estimate.js";
 import type { ChatCall } from "../../core/chat/ports.js";
 import { completeChat, streamChat } from "../../core/chat/relay.js";
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../../core/errors.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { chatReference, clientGone } from "../chat/call.js";

@@ -1,6 +1,6 @@
 import type { ChatMessage, ChatPart, ChatRequest, ChatToolCall } from "../../core/chat/canonical.js";
+import { GatewayError } from "../../core/errors.js";
 import { parseImageReference } from "../../core/images/image-input.js";
-import { GatewayError } from "../../errors.js";
 import type { CountTokensBody, MessagesBody } from "./schemas.js";
 
 type Block = Record<string, any>;

@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { GatewayContext } from "../../context.js";
+import type { Channel, ChannelType } from "../../core/channel.js";
 import type { ChatImage } from "../../core/chat/canonical.js";
 import type { ChatRelayDeps, ChatUpstream } from "../../core/chat/ports.js";
+import { GatewayError } from "../../core/errors.js";
 import { unixNow } from "../../core/ids.js";
-import { GatewayError } from "../../errors.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
-import type { Channel, ChannelType } from "../../store/channels.js";
 import { anthropicUpstream } from "../../upstreams/anthropic/index.js";
 import { geminiChatUpstream } from "../../upstreams/gemini/chat.js";
 import { openAiChatUpstream } from "../../upstreams/openai-chat/index.js";

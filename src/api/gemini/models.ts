@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { GatewayContext } from "../../context.js";
 import { estimatePromptTokens } from "../../core/content/estimate.js";
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../../core/errors.js";
 import { principalOf } from "../auth-hook.js";
 import { modelsForToken } from "../models/catalog.js";
 

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { GatewayContext } from "../../context.js";
+import type { Channel } from "../../core/channel.js";
 import type { ContentRelayDeps } from "../../core/content/ports.js";
 import { unixNow } from "../../core/ids.js";
 import { countUpstreamCall } from "../../metrics/index.js";
-import type { Channel } from "../../store/channels.js";
 import { generateContent, openContentStream } from "../../upstreams/gemini/content.js";
 
 const PROTOCOLS = ["gemini"] as const;

@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ContentChunk, ContentSink } from "../../core/content/ports.js";
-import type { GatewayError } from "../../errors.js";
+import type { GatewayError } from "../../core/errors.js";
 import { errorBody } from "../surfaces.js";
 
 /** `sse`: `data: <json>\r\n\r\n` blocks; `json-array`: one JSON array written element by element. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../../core/errors.js";
 
 /** Path under the images surface where stored images are served. */
 export const FILES_PATH = "/images/files";

@@ -1,15 +1,15 @@
 import type { BlobStore } from "../../blobs/blob-store.js";
 import type { GatewayContext } from "../../context.js";
+import type { Channel, ChannelType } from "../../core/channel.js";
 import { orderChannels } from "../../core/channel-selection.js";
+import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
 import type { GeneratedImage, GenerateImagesDeps } from "../../core/images/generate-images.js";
-import { GatewayError } from "../../errors.js";
 import type { IdempotentRun } from "../../idempotency/idempotency-keys.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import type { ByteBudget, RequestDownloads } from "../../net/byte-budget.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
-import type { Channel, ChannelType } from "../../store/channels.js";
 import { generateGeminiImages } from "../../upstreams/gemini/image.js";
 import { generateOpenAiImages } from "../../upstreams/openai-images/generate.js";
 import { FILES_PATH } from "./files.js";

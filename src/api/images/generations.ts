@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
+import { GatewayError } from "../../core/errors.js";
 import { findImageModel } from "../../core/images/catalog.js";
 import { generateImages, type ImageCallRecord } from "../../core/images/generate-images.js";
-import { GatewayError } from "../../errors.js";
 import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempotent-route.js";
 import { RequestDownloads } from "../../net/byte-budget.js";
 import { principalOf, requireToken } from "../auth-hook.js";

@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../../core/errors.js";
 
 /**
  * Body of POST /v1/images/generations. `model`, `prompt`, `image`, `aspect_ratio`, `n` and

@@ -1,6 +1,6 @@
 import type { Principal } from "../../auth/authenticator.js";
 import type { GatewayContext } from "../../context.js";
-import type { ChannelType } from "../../store/channels.js";
+import type { ChannelType } from "../../core/channel.js";
 import { CHAT_CHANNEL_TYPES } from "../chat/relay-deps.js";
 
 const IMAGE_CHANNEL_TYPES: readonly ChannelType[] = ["gemini", "openai-images"];

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { GatewayContext } from "../../context.js";
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../../core/errors.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";
 import { ModelList, ModelObject } from "../openai-chat/answer-schemas.js";

@@ -5,8 +5,8 @@ import type {
   ChatResponseFormat,
   ChatToolChoice,
 } from "../../core/chat/canonical.js";
+import { GatewayError } from "../../core/errors.js";
 import { parseImageReference } from "../../core/images/image-input.js";
-import { GatewayError } from "../../errors.js";
 import type { ChatCompletionBody } from "./schemas.js";
 
 type WireMessage = ChatCompletionBody["messages"][number];

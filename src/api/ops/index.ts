@@ -5,8 +5,8 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { bearerKey } from "../../auth/credentials.js";
 import type { GatewayContext } from "../../context.js";
+import { GatewayError } from "../../core/errors.js";
 import { sha256Hex } from "../../core/ids.js";
-import { GatewayError } from "../../errors.js";
 
 const ErrorEnvelope = Type.Object(
   {

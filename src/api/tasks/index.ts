@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { GatewayContext } from "../../context.js";
+import { GatewayError } from "../../core/errors.js";
 import { FAMILY_SPECS, isActionOpen, TASK_FAMILIES, type TaskFamily } from "../../core/tasks/families.js";
 import { renderTaskRecord } from "../../core/tasks/record.js";
 import type { TaskBody } from "../../core/tasks/request-bodies.js";
-import { GatewayError } from "../../errors.js";
 import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempotent-route.js";
 import { TaskStore } from "../../store/tasks.js";
 import { principalOf, requireToken } from "../auth-hook.js";

@@ -1,6 +1,8 @@
 import { assertModelAllowed, type Principal } from "../../auth/authenticator.js";
 import type { GatewayContext } from "../../context.js";
+import type { Channel } from "../../core/channel.js";
 import { orderChannels } from "../../core/channel-selection.js";
+import { GatewayError } from "../../core/errors.js";
 import { withFailover } from "../../core/failover.js";
 import { newTaskId, randomBase62, taskIdOfRun } from "../../core/ids.js";
 import { quotaForCall } from "../../core/pricing.js";
@@ -16,10 +18,8 @@ import {
   type TaskBody,
 } from "../../core/tasks/request-bodies.js";
 import { isUpstreamError, publicUpstreamReason } from "../../core/upstream-error.js";
-import { GatewayError } from "../../errors.js";
 import type { IdempotentRun } from "../../idempotency/idempotency-keys.js";
 import { countUpstreamCall } from "../../metrics/index.js";
-import type { Channel } from "../../store/channels.js";
 import type { TaskRow, TaskStore } from "../../store/tasks.js";
 import { submitRecordTask } from "../../upstreams/generate-record/index.js";
 import { submitRelayTask } from "../../upstreams/task-relay/index.js";

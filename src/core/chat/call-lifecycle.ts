@@ -3,10 +3,11 @@
  * refund, progress recorded by streams, the request-log row) by the content relay's billing,
  * which chat shares: see content/call-billing.ts.
  */
-import { GatewayError } from "../../errors.js";
+
 import { orderChannels } from "../channel-selection.js";
 import { type Outcome as BillingOutcome, type Plan as BillingPlan, logRow, quotaFor } from "../content/call-billing.js";
 import { toContentError } from "../content/upstream-failure.js";
+import { GatewayError } from "../errors.js";
 import type { ChatAccount } from "./account.js";
 import type { ChatRequest } from "./canonical.js";
 import { holdUsage, inputTokenEstimate } from "./estimate.js";

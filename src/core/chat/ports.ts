@@ -1,5 +1,5 @@
-import type { GatewayError } from "../../errors.js";
 import type { ContentChannel, ContentLogRow, ContentRelayDeps } from "../content/ports.js";
+import type { GatewayError } from "../errors.js";
 import type { UpstreamError } from "../upstream-error.js";
 import type { ChatAnswer, ChatEvent, ChatImage, ChatRequest } from "./canonical.js";
 

@@ -1,4 +1,3 @@
-import type { GatewayError } from "../../errors.js";
 import { finish, progressRecorder } from "../content/call-billing.js";
 import {
   brokenStream,
@@ -9,6 +8,7 @@ import {
   unlessClientLeft,
   upstreamModelFor,
 } from "../content/relay.js";
+import type { GatewayError } from "../errors.js";
 import { withFailover } from "../failover.js";
 import type { TokenUsage } from "../pricing.js";
 import { UpstreamError } from "../upstream-error.js";

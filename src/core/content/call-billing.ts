@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../errors.js";
 import { quotaForTokens, type TokenPrice, type TokenUsage } from "../pricing.js";
 import type { ContentCall, ContentChannel, ContentRelayDeps } from "./ports.js";
 import { settlementFor } from "./settlement.js";

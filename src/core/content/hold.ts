@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../errors.js";
 import type { TokenUsage } from "../pricing.js";
 import { MEDIA_PART_TOKENS } from "./estimate.js";
 import { MAX_CANDIDATE_COUNT, type ModelLimits } from "./model-limits.js";

@@ -1,5 +1,5 @@
-import type { GatewayError } from "../../errors.js";
 import type { Selectable } from "../channel-selection.js";
+import type { GatewayError } from "../errors.js";
 import type { TokenPrice } from "../pricing.js";
 import type { UpstreamError } from "../upstream-error.js";
 import type { ModelLimits } from "./model-limits.js";

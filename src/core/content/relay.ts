@@ -1,5 +1,5 @@
-import { GatewayError } from "../../errors.js";
 import { orderChannels } from "../channel-selection.js";
+import { GatewayError } from "../errors.js";
 import { withFailover } from "../failover.js";
 import { UpstreamError } from "../upstream-error.js";
 import {

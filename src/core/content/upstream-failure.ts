@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../errors.js";
 import { isUpstreamError, type UpstreamError } from "../upstream-error.js";
 
 /** Upstream statuses passed to the client as they are; any other failure becomes a 502. */

@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../errors.js";
 import { type AttemptReport, withFailover } from "../failover.js";
 import { quotaForCall } from "../pricing.js";
 import { isUpstreamError, publicUpstreamReason, type UpstreamError } from "../upstream-error.js";

@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../errors.js";
 import { type ImageMime, sniffImageType } from "./image-type.js";
 
 /** An input image as the client gave it, before any network access. */

@@ -1,4 +1,4 @@
-import { GatewayError } from "../../errors.js";
+import { GatewayError } from "../errors.js";
 import type { AudiobTuning } from "./clips.js";
 import { FAMILY_SPECS, type TaskFamily } from "./families.js";
 

@@ -1,7 +1,7 @@
+import type { Channel } from "../../core/channel.js";
 import type { AudiobTuning } from "../../core/tasks/clips.js";
 import { normalizeRecordInfo, type UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 import { classifyStatus, UpstreamError, type UpstreamErrorClass } from "../../core/upstream-error.js";
-import type { Channel } from "../../store/channels.js";
 import { callUpstream, readJson, safeUrl, upstreamMessage } from "../http.js";
 
 const DEFAULT_TIMEOUT_MS = 30_000;

@@ -1,7 +1,7 @@
+import type { Channel } from "../../core/channel.js";
 import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 import { normalizeRelayTask } from "../../core/tasks/upstream-state.js";
 import { UpstreamError } from "../../core/upstream-error.js";
-import type { Channel } from "../../store/channels.js";
 import { callUpstream, readJson, safeUrl, upstreamMessage } from "../http.js";
 
 /** Most ids one relay fetch may carry (the protocol's limit). */
