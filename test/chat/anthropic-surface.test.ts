@@ -14,7 +14,7 @@ import {
   startChatFixture,
   UPSTREAM_TYPES,
   type UpstreamType,
-} from "./fixture.js";
+} from "./harness.js";
 
 function expectedText(prompt: string, chunks = 3): string {
   let text = "";

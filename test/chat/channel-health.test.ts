@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { CHAT_MODEL, type ChatFixture, startChatFixture } from "./fixture.js";
+import { CHAT_MODEL, type ChatFixture, startChatFixture } from "./harness.js";
 
 /**
  * Channel health counts a chat channel's failures per distinct user, as for content: one tenant

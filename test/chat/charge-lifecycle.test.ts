@@ -9,7 +9,7 @@ import { GuardedFetcher } from "../../src/net/guarded-fetch.js";
 import { Charges } from "../../src/store/charges.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { CHAT_MODEL, type ChatFixture, openAiClient, startChatFixture, UPSTREAM_TYPES } from "./fixture.js";
+import { CHAT_MODEL, type ChatFixture, openAiClient, startChatFixture, UPSTREAM_TYPES } from "./harness.js";
 
 const HOUR = 3_600_000;
 

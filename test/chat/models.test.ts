@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { CHAT_MODEL, PRICE, SIM_KEY } from "./fixture.js";
+import { CHAT_MODEL, PRICE, SIM_KEY } from "./harness.js";
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`model listings [${kind}]`, () => {

@@ -16,7 +16,7 @@ import {
   startChatFixture,
   UPSTREAM_TYPES,
   type UpstreamType,
-} from "./fixture.js";
+} from "./harness.js";
 
 /** The text the simulated model answers to a one-message prompt (three chunks). */
 function expectedText(prompt: string, chunks = 3): string {

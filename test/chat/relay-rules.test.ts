@@ -4,7 +4,7 @@ import { quotaForTokens } from "../../src/core/pricing.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { CHAT_MODEL, chatLedger, chatRequestLogs, lastChatCost, openAiClient, PRICE, SIM_KEY } from "./fixture.js";
+import { CHAT_MODEL, chatLedger, chatRequestLogs, lastChatCost, openAiClient, PRICE, SIM_KEY } from "./harness.js";
 
 /** Waits (without a clock) until `check` holds, giving the gateway's background work a chance to run. */
 async function eventually(check: () => Promise<boolean>, tries = 500): Promise<void> {

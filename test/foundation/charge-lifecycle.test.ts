@@ -8,7 +8,7 @@ import type { ContentChunk, ContentSink } from "../../src/core/content/ports.js"
 import { streamContentCall } from "../../src/core/content/relay.js";
 import { Charges } from "../../src/store/charges.js";
 import { TaskStore } from "../../src/store/tasks.js";
-import { type ContentFixture, MODEL, postContent, startContentFixture, userText } from "../gemini/fixture.js";
+import { type ContentFixture, MODEL, postContent, startContentFixture, userText } from "../gemini/harness.js";
 import { type StoreKind, startTestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
 

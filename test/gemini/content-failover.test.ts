@@ -11,7 +11,7 @@ import {
   SIM_KEY,
   sdkFor,
   startContentFixture,
-} from "./fixture.js";
+} from "./harness.js";
 
 const PRO = "gemini-2.5-pro";
 const LITE = "gemini-2.5-flash-lite";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { type ContentFixture, MODEL, postContent, startContentFixture, userText } from "./fixture.js";
+import { type ContentFixture, MODEL, postContent, startContentFixture, userText } from "./harness.js";
 
 /** Debt is bounded by the hold: a call's worst case is held before any upstream call. */
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {

@@ -15,7 +15,7 @@ import {
   sdkFor,
   startContentFixture,
   userText,
-} from "./fixture.js";
+} from "./harness.js";
 
 const PRICE = { inputPerMillion: 0.3, outputPerMillion: 2.5, cachedRatio: 0.1 };
 const RATIOS = { groupRatio: 1, channelRatio: 1, quotaPerUnit: 500_000 };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { type ContentFixture, contentLedger, MODEL, postContent, startContentFixture } from "./fixture.js";
+import { type ContentFixture, contentLedger, MODEL, postContent, startContentFixture } from "./harness.js";
 
 const BAD_BODIES: [string, unknown, RegExp][] = [
   ["missing contents", { generationConfig: { temperature: 0.2 } }, /contents is required/],

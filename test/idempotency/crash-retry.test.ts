@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
-import { chargesOf, post } from "./support.js";
+import { chargesOf, post } from "./harness.js";
 
 const ADMIN_KEY = "test-admin-key-0123456789abcdef";
 const SIM_KEY = "sim-key";

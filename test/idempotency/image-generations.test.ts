@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fetchPng, type ImageEnv, startImageEnv } from "../images/support.js";
+import { fetchPng, type ImageEnv, startImageEnv } from "../images/harness.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { chargesOf, post } from "./support.js";
+import { chargesOf, post } from "./harness.js";
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`Idempotency-Key on image generation [${kind}]`, () => {

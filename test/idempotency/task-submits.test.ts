@@ -5,7 +5,7 @@ import { startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import { FAST_TASKS, startTaskEnv, type TaskEnv, waitForTask } from "../tasks/harness.js";
-import { chargesOf, post, tasksOf } from "./support.js";
+import { chargesOf, post, tasksOf } from "./harness.js";
 
 const TASK_ID = /^task_[0-9A-Za-z]{32}$/;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { ALL_IMAGE_MODELS, generate, type ImageEnv, postImages, startImageEnv } from "./support.js";
+import { ALL_IMAGE_MODELS, generate, type ImageEnv, postImages, startImageEnv } from "./harness.js";
 
 const QUOTA_PER_UNIT = 500_000;
 

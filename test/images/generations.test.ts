@@ -3,7 +3,7 @@ import { findImageModel, IMAGE_MODELS } from "../../src/core/images/catalog.js";
 import { pixelSize } from "../../src/core/images/pixel-size.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { fetchPng, generate, type ImageEnv, postImages, readPng, startImageEnv } from "./support.js";
+import { fetchPng, generate, type ImageEnv, postImages, readPng, startImageEnv } from "./harness.js";
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`image generation [${kind}]`, () => {

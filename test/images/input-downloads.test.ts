@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { solidPng } from "../../src/simulator/gemini-image.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { type ImageEnv, postImages, startImageEnv } from "./support.js";
+import { type ImageEnv, postImages, startImageEnv } from "./harness.js";
 
 const KB = 1024;
 /** A real PNG padded to `size` bytes (the signature decides the type). */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { solidPng } from "../../src/simulator/gemini-image.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { dataUrl, generate, type ImageEnv, postImages, startImageEnv } from "./support.js";
+import { dataUrl, generate, type ImageEnv, postImages, startImageEnv } from "./harness.js";
 
 /** A local web server answering fixed content per path (an image host on loopback). */
 async function startImageHost(routes: Record<string, { type: string; body: Buffer }>) {

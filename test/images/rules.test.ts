@@ -4,7 +4,7 @@ import { parseImageReference } from "../../src/core/images/image-input.js";
 import { pixelSize } from "../../src/core/images/pixel-size.js";
 import { normalizeImagePrompt } from "../../src/core/images/prompt.js";
 import { solidPng } from "../../src/simulator/gemini-image.js";
-import { readPng } from "./support.js";
+import { readPng } from "./harness.js";
 
 describe("image model catalog", () => {
   it("derives tier and imageSize from the name alone", () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../src/webhooks/signature.js";
-import { post, tasksOf } from "../idempotency/support.js";
+import { post, tasksOf } from "../idempotency/harness.js";
 import type { StoreKind, TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import { eventually, fetchTask, startTaskEnv, type TaskEnv, waitForTask } from "../tasks/harness.js";
