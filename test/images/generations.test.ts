@@ -91,6 +91,47 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(env.geminiCalls().length).toBe(before);
     });
 
+    it("matches a model name whatever its case: image-model-pro-2K works like image-model-pro-2k", async () => {
+      const price = (await env.gw.gateway.ctx.prices.imagePrice("image-model-pro-2k")) ?? 0;
+      for (const model of ["image-model-pro-2K", "IMAGE-MODEL-PRO-2K", "Image-Model-Pro-2k"]) {
+        const user = await env.gw.createUser({ quota: 10_000_000, token: { models: ["image-model-pro-2k"] } });
+        const before = env.geminiCalls().length;
+        const answer = await generate(env.client(user.key), { model, prompt: "a red fox", aspect_ratio: "16:9" });
+        const calls = env.geminiCalls().slice(before);
+        expect(
+          calls.map((c) => [c.model, c.imageSize]),
+          model,
+        ).toEqual([["image-model-pro-2k", "2K"]]);
+        expect(await fetchPng(answer.data?.[0]?.url ?? "")).toMatchObject(pixelSize("2K", "16:9") ?? {});
+        expect(10_000_000 - (await env.gw.balance(user.userId)), model).toBe(Math.ceil(price * 500_000));
+      }
+    });
+
+    it("keeps a tier's own rules for a name in another case: ratios, mapped names, the token's models", async () => {
+      const tall = await postImages(env.gw, key, { model: "IMAGE-MODEL-2-0.5K", prompt: "tall", aspect_ratio: "1:8" });
+      expect(tall.status).toBe(200);
+      const refused = await postImages(env.gw, key, {
+        model: "Image-Model-Pro-1K",
+        prompt: "tall",
+        aspect_ratio: "1:8",
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.param).toBe("aspect_ratio");
+
+      const oai = await env.gw.createUser({ group: "oai" });
+      const before = env.openAiCalls().length;
+      await generate(env.client(oai.key), { model: "Image-Model-2-1K", prompt: "a lighthouse" });
+      expect(env.openAiCalls()[before]?.model).toBe("vendor-image-2");
+
+      const limited = await env.gw.createUser({ token: { models: ["image-model"] } });
+      const forbidden = await postImages(env.gw, limited.key, { model: "IMAGE-MODEL-PRO-4K", prompt: "x" });
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error.code).toBe("model_not_allowed");
+      const unknown = await postImages(env.gw, key, { model: "IMAGE-MODEL-PRO-8K", prompt: "x" });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.error.param).toBe("model");
+    });
+
     it("answers n images as base64 when response_format is b64_json", async () => {
       const before = env.geminiCalls().length;
       const answer = await env.client(key).images.generate({

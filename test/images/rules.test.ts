@@ -19,7 +19,8 @@ describe("image model catalog", () => {
       ["image-model-2-4k", "4K"],
     ]);
     expect(findImageModel("image-model-pro-8k")).toBeNull();
-    expect(findImageModel("IMAGE-MODEL")).toBeNull();
+    expect(findImageModel("IMAGE-MODEL")?.name).toBe("image-model");
+    expect(findImageModel("image-model-pro-2K")).toBe(findImageModel("image-model-pro-2k"));
   });
 
   it("gives the extra ratios to the image-model-2 family only", () => {

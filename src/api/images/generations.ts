@@ -61,7 +61,8 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
           });
         }
         const image = imageField(body.image);
-        if (findImageModel(body.model)) assertModelAllowed(principal, body.model);
+        const catalog = findImageModel(body.model);
+        if (catalog) assertModelAllowed(principal, catalog.name);
         // With an Idempotency-Key the answer is kept as sent (b64_json answers included) and
         // replayed: the same image URLs, no second generation, no second charge. A retry after
         // the instance running the key died runs it again, and its charge replaces the earlier's.
@@ -93,7 +94,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
         if (!recorded) {
           const gwError = toGatewayError(err);
           record({
-            model: body.model,
+            model: findImageModel(body.model)?.name ?? body.model,
             channelId: null,
             quota: 0,
             images: 0,

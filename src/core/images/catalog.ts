@@ -60,11 +60,15 @@ export const IMAGE_MODELS: readonly ImageModel[] = [
   model("image-model-2-4k", "image-model-2", "4K", "4K"),
 ];
 
-const BY_NAME = new Map(IMAGE_MODELS.map((m) => [m.name, m]));
+const BY_NAME = new Map(IMAGE_MODELS.map((m) => [m.name.toLowerCase(), m]));
 
-/** The catalog entry of a public model name, or null when it is not an image model. */
+/**
+ * The catalog entry of a public model name, or null when it is not an image model. Names match
+ * whatever their case (`image-model-pro-2K` is `image-model-pro-2k`); the entry's `name` is the
+ * catalog's spelling, the one prices, channel model lists and logs use.
+ */
 export function findImageModel(name: string): ImageModel | null {
-  return BY_NAME.get(name) ?? null;
+  return BY_NAME.get(name.toLowerCase()) ?? null;
 }
 
 /** Whether the model accepts the aspect ratio (exact `W:H` spelling from the family's list). */
