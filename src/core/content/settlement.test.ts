@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { settlementFor } from "./settlement.js";
+import { ContentAccount } from "./usage.js";
+
+const chunk = (text: string, usage?: Record<string, number>) => ({
+  candidates: [{ content: { role: "model", parts: [{ text }] } }],
+  ...(usage ? { usageMetadata: usage } : {}),
+});
+
+describe("content settlement", () => {
+  it("keeps the last reported usage when a later chunk carries none", () => {
+    const account = new ContentAccount();
+    account.observe(chunk("a", { promptTokenCount: 10, candidatesTokenCount: 3 }));
+    account.observe(chunk("b"));
+    expect(settlementFor(account, 99)).toEqual({
+      kind: "settle",
+      usage: { promptTokens: 10, outputTokens: 3, cachedTokens: 0 },
+      estimated: false,
+    });
+  });
+
+  it("estimates from the text produced when no usage was reported", () => {
+    const account = new ContentAccount();
+    account.observe(chunk("12345678"));
+    account.observe(chunk("9"));
+    expect(settlementFor(account, 7)).toEqual({
+      kind: "settle",
+      usage: { promptTokens: 7, outputTokens: 3, cachedTokens: 0 },
+      estimated: true,
+    });
+  });
+
+  it("refunds when nothing was produced", () => {
+    expect(settlementFor(new ContentAccount(), 7)).toEqual({ kind: "refund" });
+  });
+});
