@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type TSchema, TypeGuard } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../src/config.js";
+import { ConfigSchema, loadConfig } from "../../src/config.js";
 import { ENV_OF_SETTING, FILE_ONLY_SETTINGS, loadConfigWithFile, SECRET_SETTINGS } from "../../src/config-file.js";
 import { type StoreKind, startTestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
@@ -167,9 +167,83 @@ describe("config file", () => {
     const covered = new Set([...Object.keys(ENV_OF_SETTING), ...Object.keys(SECRET_SETTINGS), ...FILE_ONLY_SETTINGS]);
     // A setting listed here needs its environment variable in ENV_OF_SETTING (src/config-file.ts).
     expect(leaves.filter((l) => !covered.has(l))).toEqual([]);
-    const source = readFileSync(new URL("../../src/config.ts", import.meta.url), "utf8");
-    for (const name of [...Object.values(ENV_OF_SETTING), ...Object.values(SECRET_SETTINGS)]) {
-      expect(source, name).toMatch(new RegExp(`\\b${name}\\b`));
+  });
+});
+
+/** The schema of a dotted setting name, and the value it has at `path` in `tree`. */
+function schemaOf(setting: string): TSchema {
+  return setting.split(".").reduce<TSchema>((schema, key) => {
+    const child = TypeGuard.IsObject(schema) ? schema.properties[key] : undefined;
+    if (!child) throw new Error(`no setting ${setting}`);
+    return child;
+  }, ConfigSchema);
+}
+function valueAt(tree: unknown, setting: string): unknown {
+  return setting.split(".").reduce<any>((node, key) => node?.[key], tree);
+}
+
+/** Settings whose values obey rules beyond their schema's: a sample each rule accepts. */
+const SAMPLES: Record<string, string[]> = { databaseUrl: ["postgres://probe@db.example:5432/gateway"] };
+
+/**
+ * Two values a setting accepts, as the environment writes them: the first differs from the
+ * default, the second from the first.
+ */
+function samples(setting: string, fallback: unknown): string[] {
+  if (SAMPLES[setting]) return SAMPLES[setting];
+  const schema = schemaOf(setting);
+  const branches = TypeGuard.IsUnion(schema) ? schema.anyOf : [schema];
+  const integer = branches.find((b) => TypeGuard.IsInteger(b));
+  if (integer && TypeGuard.IsInteger(integer)) {
+    const base = typeof fallback === "number" ? fallback : (integer.minimum ?? 0);
+    const up = base + 2 <= (integer.maximum ?? Number.MAX_SAFE_INTEGER);
+    return (up ? [base + 1, base + 2] : [base - 1, base - 2]).map(String);
+  }
+  if (TypeGuard.IsBoolean(schema)) return [String(!fallback), String(fallback)];
+  const literals = branches.filter((b) => TypeGuard.IsLiteral(b)).map((b) => String(b.const));
+  if (literals.length === branches.length) return literals.filter((l) => l !== fallback);
+  const text = branches.find((b) => TypeGuard.IsString(b));
+  if (text && TypeGuard.IsString(text) && text.pattern?.startsWith("^https?")) {
+    return ["https://one.example", "https://two.example"];
+  }
+  return ["probe-value-one-0123456789", "probe-value-two-0123456789"];
+}
+
+/** What `loadConfig` makes of an environment value of the setting. */
+function loaded(setting: string, raw: string): unknown {
+  const schema = schemaOf(setting);
+  if (TypeGuard.IsArray(schema)) return [raw];
+  if (TypeGuard.IsBoolean(schema)) return raw === "true";
+  return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+}
+
+describe("environment variables", () => {
+  const defaults = loadConfig({});
+
+  it("reads every setting's variable into that setting, secrets included", () => {
+    for (const [setting, name] of Object.entries({ ...ENV_OF_SETTING, ...SECRET_SETTINGS })) {
+      const [raw] = samples(setting, valueAt(defaults, setting)) as [string];
+      const config = loadConfig({ [name]: raw });
+      expect(valueAt(config, setting), `${name}=${raw}`).toEqual(loaded(setting, raw));
+      expect(valueAt(config, setting), `${name}=${raw}`).not.toEqual(valueAt(defaults, setting));
+    }
+  });
+
+  it("lets a setting's variable win over the same setting in the file", () => {
+    for (const [setting, name] of Object.entries(ENV_OF_SETTING)) {
+      const [fromEnv, fromFile] = samples(setting, valueAt(defaults, setting)) as [string, string];
+      const tree: Record<string, unknown> = {};
+      const keys = setting.split(".");
+      const leaf = keys.slice(0, -1).reduce<Record<string, unknown>>((node, key) => {
+        node[key] = {};
+        return node[key] as Record<string, unknown>;
+      }, tree);
+      leaf[keys.at(-1)!] = loaded(setting, fromFile);
+      const file = writeConfig(`env-wins-${name}.json`, JSON.stringify(tree));
+      expect(valueAt(loadConfigWithFile(file, {}), setting), `${name} from the file`).toEqual(
+        loaded(setting, fromFile),
+      );
+      expect(valueAt(loadConfigWithFile(file, { [name]: fromEnv }), setting), name).toEqual(loaded(setting, fromEnv));
     }
   });
 });
