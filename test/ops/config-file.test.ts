@@ -165,12 +165,12 @@ describe("config file", () => {
     };
     walk(ConfigSchema, "");
     const covered = new Set([...Object.keys(ENV_OF_SETTING), ...Object.keys(SECRET_SETTINGS), ...FILE_ONLY_SETTINGS]);
-    // A setting listed here needs its environment variable in ENV_OF_SETTING (src/config-file.ts).
+    // A setting listed here needs its environment variable in ENV_OF_SETTING (src/config-settings.ts).
     expect(leaves.filter((l) => !covered.has(l))).toEqual([]);
   });
 });
 
-/** The schema of a dotted setting name, and the value it has at `path` in `tree`. */
+/** The schema of a dotted setting name (`tasks.leaseMs`). */
 function schemaOf(setting: string): TSchema {
   return setting.split(".").reduce<TSchema>((schema, key) => {
     const child = TypeGuard.IsObject(schema) ? schema.properties[key] : undefined;
@@ -178,6 +178,8 @@ function schemaOf(setting: string): TSchema {
     return child;
   }, ConfigSchema);
 }
+
+/** The value of a dotted setting name in a configuration. */
 function valueAt(tree: unknown, setting: string): unknown {
   return setting.split(".").reduce<any>((node, key) => node?.[key], tree);
 }
