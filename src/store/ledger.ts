@@ -3,7 +3,6 @@ import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
 import { assertLedgerAmount, refundRow, settlementPlan, settleRow } from "../core/ledger/charge-rules.js";
 import type { Store } from "./database.js";
-import type { GroupCommit } from "./group-commit.js";
 import {
   closeOpenCharge,
   collectExcessIn,
@@ -13,7 +12,8 @@ import {
   writeClosing,
 } from "./ledger-statements.js";
 import type { Database } from "./schema.js";
-import { type ClosingOutcome, NOT_APPLIED, SqliteLedger } from "./sqlite-ledger.js";
+import type { GroupCommit } from "./sqlite/group-commit.js";
+import { type ClosingOutcome, NOT_APPLIED, SqliteLedger } from "./sqlite/ledger.js";
 import { topUpLedgerReference } from "./top-up-reference.js";
 
 export type LedgerKind = "charge" | "refund" | "settle" | "topup" | "adjust";

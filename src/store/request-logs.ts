@@ -1,9 +1,9 @@
 import type { Insertable, Kysely } from "kysely";
 import type { BackgroundService } from "../background-service.js";
 import type { Store } from "./database.js";
-import type { GroupCommit } from "./group-commit.js";
 import type { Database, RequestLogsTable } from "./schema.js";
-import type { SqliteConnection } from "./sqlite-connection.js";
+import type { SqliteConnection } from "./sqlite/connection.js";
+import type { GroupCommit } from "./sqlite/group-commit.js";
 
 export type RequestLogEntry = Insertable<RequestLogsTable>;
 

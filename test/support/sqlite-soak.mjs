@@ -6,7 +6,7 @@
 import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { openStore } from "../../dist/store/database.js";
-import { openSqlite, sqliteDriverName } from "../../dist/store/sqlite-connection.js";
+import { openSqlite, sqliteDriverName } from "../../dist/store/sqlite/connection.js";
 
 const [dir, seed] = process.argv.slice(2);
 const file = `${dir}/soak-${seed}.sqlite`;
@@ -37,7 +37,7 @@ const workerSource = `
     parentPort.postMessage("ready");
   });
 `;
-const module = new URL("../../dist/store/sqlite-connection.js", import.meta.url).href;
+const module = new URL("../../dist/store/sqlite/connection.js", import.meta.url).href;
 for (let i = 0; i < 8; i++) {
   const worker = new Worker(workerSource, { eval: true, workerData: { module, file, close: i % 2 === 0 } });
   await new Promise((resolve, reject) => {

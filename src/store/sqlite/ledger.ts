@@ -1,5 +1,5 @@
-import { GatewayError } from "../core/errors.js";
-import { unixNow } from "../core/ids.js";
+import { GatewayError } from "../../core/errors.js";
+import { unixNow } from "../../core/ids.js";
 import {
   type ClosingRow,
   collectExcess,
@@ -7,8 +7,8 @@ import {
   refundRow,
   settlementPlan,
   settleRow,
-} from "../core/ledger/charge-rules.js";
-import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
+} from "../../core/ledger/charge-rules.js";
+import type { SqliteConnection, SqliteStatement } from "./connection.js";
 
 /** A charge as both ledger paths open it. */
 export interface OpenChargeInput {
