@@ -1,7 +1,8 @@
 /**
- * The money rules of one charge, as plain data: what a hold, a settlement and a refund may do and
- * which ledger row each writes. Both store paths (the query builder on PostgreSQL, the prepared
- * statements on SQLite) run these and only execute what they decide.
+ * The money rules of one charge, as plain data: what a hold, a settlement, a refund and a top-up
+ * may do and which ledger row each writes. Both store paths (the query builder on PostgreSQL, the
+ * prepared statements on SQLite) run these and only execute what they decide; a writer that
+ * batches many operations into one transaction would run the same functions per operation.
  *
  * A charge is open from its hold until it is settled or refunded; each close happens once (a
  * compare-and-set on the charge's state) and writes one ledger row. A balance never goes below
