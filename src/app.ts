@@ -25,7 +25,7 @@ import { ExpiredKeysSweeper } from "./idempotency/expired-keys-sweeper.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import { RateLimits } from "./limits/rate-limits.js";
 import { AccessLogController, loggerOptions } from "./logger.js";
-import { countTasksByState, createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
+import { createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
 import { installBodyIdleTimeout } from "./net/body-idle-timeout.js";
 import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
@@ -40,10 +40,13 @@ import {
 import { Channels } from "./store/channels.js";
 import { Charges } from "./store/charges.js";
 import { openStore } from "./store/database.js";
+import { IdempotencyKeyRows } from "./store/idempotency-keys.js";
 import { Ledger } from "./store/ledger.js";
 import { migrateToLatest } from "./store/migrate.js";
 import { PriceBook } from "./store/prices.js";
 import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
+import { Settings } from "./store/settings.js";
+import { countTasksByState } from "./store/task-counts.js";
 import { Tokens } from "./store/tokens.js";
 import { Users } from "./store/users.js";
 import { registerWebhookServices } from "./webhooks/index.js";
@@ -91,7 +94,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await startupStep(() => migrateToLatest(store), explainStore);
   const prices = new PriceBook(store.db);
   await prices.seedDefaults();
-  const { hash: adminKeyHash, generated } = await resolveAdminKeyHash(store.db, config.adminKey);
+  const { hash: adminKeyHash, generated } = await resolveAdminKeyHash(new Settings(store.db), config.adminKey);
 
   // pino's own destination: lines are buffered while a write is under way and written to stdout
   // asynchronously (flushed at exit), so a busy gateway pays one write for many lines.
@@ -203,7 +206,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       app.log,
     ),
     slots: new ChannelSlots(config.routing.slotWaitMs),
-    idempotency: new IdempotencyKeys(store.db, {
+    idempotency: new IdempotencyKeys(new IdempotencyKeyRows(store.db), {
       ...DEFAULT_IDEMPOTENCY,
       leaseMs: config.idempotency.leaseMs,
       waitMs: config.idempotency.waitMs,
@@ -212,7 +215,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
       app.log.warn({ err }, "a request log row was dropped"),
     ),
-    adminKeyHash: adminKeyHashSource(store.db, config.adminKey, adminKeyHash),
+    adminKeyHash: adminKeyHashSource(new Settings(store.db), config.adminKey, adminKeyHash),
     instanceId,
     publicBaseUrl: () => (config.publicBaseUrl ?? listenUrl).replace(/\/+$/, ""),
     announce: async (topic) => {

@@ -1,14 +1,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type TSchema, TypeGuard } from "@sinclair/typebox";
-import { sql } from "kysely";
 import { parse as parseYaml } from "yaml";
 import { type Config, ConfigError, type ConfigOverrides, ConfigSchema, loadConfig } from "./config.js";
 import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
 import type { ChannelType } from "./core/channel.js";
-import { Channels } from "./store/channels.js";
+import { inCatalogTransaction } from "./store/catalog-transaction.js";
 import type { Store } from "./store/database.js";
-import { PriceBook } from "./store/prices.js";
 
 type Env = Record<string, string | undefined>;
 
@@ -119,9 +117,6 @@ export function loadConfigWithFile(filePath: string, env: Env, overrides: Config
   }
 }
 
-/** Arbitrary constant naming the catalog lock on PostgreSQL. */
-const CATALOG_LOCK = 7_311_052_019;
-
 /**
  * Writes the configured prices and group ratios to the store and creates the configured channels
  * that no channel's name matches yet. On PostgreSQL a transaction-scoped advisory lock keeps two
@@ -135,9 +130,7 @@ export async function applyConfiguredCatalog(
   if (config.prices.length === 0 && ratios.length === 0 && config.channels.length === 0) {
     return { prices: 0, groupRatios: 0, channelsCreated: [] };
   }
-  return store.db.transaction().execute(async (trx) => {
-    if (store.dialect === "postgres") await sql`select pg_advisory_xact_lock(${CATALOG_LOCK})`.execute(trx);
-    const prices = new PriceBook(trx);
+  return inCatalogTransaction(store, async ({ prices, channels }) => {
     for (const p of config.prices) {
       await prices.setPrice({
         kind: p.kind,
@@ -149,7 +142,6 @@ export async function applyConfiguredCatalog(
       });
     }
     for (const [group, ratio] of ratios) await prices.setGroupRatio(group, ratio);
-    const channels = new Channels(trx);
     const existing = new Set((await channels.list()).map((c) => c.name));
     const created: string[] = [];
     for (const c of config.channels) {

@@ -6,7 +6,7 @@ import { configFilePath, loadConfigWithFile } from "./config-file.js";
 import { StartupError } from "./startup-errors.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
-import { StoreOwnedError } from "./store/owner-lock.js";
+import { StoreOwnedError } from "./store/sqlite/owner-lock.js";
 
 const USAGE = `usage: media-gateway <command>
   serve [--role all|api|worker] [--port N] [--config FILE]

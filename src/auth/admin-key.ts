@@ -1,8 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import type { Kysely } from "kysely";
 import { newAdminKey, sha256Hex } from "../core/ids.js";
-import type { Database } from "../store/schema.js";
-import { Settings } from "../store/settings.js";
+import type { Settings } from "../store/settings.js";
 
 const SETTING = "admin_key_sha256";
 
@@ -12,11 +10,10 @@ const SETTING = "admin_key_sha256";
  * once for the caller to print.
  */
 export async function resolveAdminKeyHash(
-  db: Kysely<Database>,
+  settings: Settings,
   configured: string | null,
 ): Promise<{ hash: string; generated: string | null }> {
   if (configured) return { hash: sha256Hex(configured), generated: null };
-  const settings = new Settings(db);
   const stored = await settings.get<string>(SETTING);
   if (stored !== undefined) return { hash: stored, generated: null };
   const key = newAdminKey();
@@ -32,9 +29,9 @@ export async function resolveAdminKeyHash(
  * A new admin key for a lost one: only its hash is stored, the plain key is returned once for the
  * caller to print. Gateways that take their key from the store see it within `ADMIN_KEY_TTL_MS`.
  */
-export async function resetAdminKey(db: Kysely<Database>): Promise<string> {
+export async function resetAdminKey(settings: Settings): Promise<string> {
   const key = newAdminKey();
-  await new Settings(db).set(SETTING, sha256Hex(key));
+  await settings.set(SETTING, sha256Hex(key));
   return key;
 }
 
@@ -46,14 +43,13 @@ export const ADMIN_KEY_TTL_MS = 10_000;
  * read again every `ttlMs` so that a key reset from the command line reaches running gateways.
  */
 export function adminKeyHashSource(
-  db: Kysely<Database>,
+  settings: Settings,
   configured: string | null,
   initialHash: string,
   ttlMs = ADMIN_KEY_TTL_MS,
   now: () => number = Date.now,
 ): () => Promise<string> {
   if (configured) return async () => initialHash;
-  const settings = new Settings(db);
   let hash = initialHash;
   let readAt = now();
   return async () => {

@@ -11,6 +11,7 @@ import { openStore, type Store } from "../store/database.js";
 import { Ledger } from "../store/ledger.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { PriceBook } from "../store/prices.js";
+import { Settings } from "../store/settings.js";
 import { Tokens } from "../store/tokens.js";
 import { Users } from "../store/users.js";
 import { COMMANDS } from "./admin-commands.js";
@@ -174,7 +175,7 @@ async function keyReset(rest: string[], io: AdminIo): Promise<number> {
   const store = openStore(config.databaseUrl);
   try {
     await migrateToLatest(store);
-    const key = await resetAdminKey(store.db);
+    const key = await resetAdminKey(new Settings(store.db));
     io.stdout.write(
       json
         ? `${JSON.stringify({ admin_key: key })}\n`

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Kysely } from "kysely";
 import { GatewayError } from "../core/errors.js";
 import { newRequestId } from "../core/ids.js";
-import type { Database } from "../store/schema.js";
+import type { IdempotencyKeyRows } from "../store/idempotency-keys.js";
 
 /** An answer as it was sent, kept to be sent again. */
 export interface StoredAnswer {
@@ -98,7 +97,7 @@ export class IdempotencyKeys {
   private readonly now: () => number;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly rows: IdempotencyKeyRows,
     private readonly settings: IdempotencySettings = DEFAULT_IDEMPOTENCY,
   ) {
     this.now = settings.now ?? Date.now;
@@ -113,60 +112,29 @@ export class IdempotencyKeys {
       const now = this.now();
       const nowSeconds = Math.floor(now / 1000);
       const runId = newRequestId();
-      const inserted = await this.db
-        .insertInto("idempotency_keys")
-        .values({
-          token_id: scope.tokenId,
-          key: scope.key,
-          fingerprint: scope.fingerprint,
-          status: "in_progress",
-          locked_until: now + this.settings.leaseMs,
-          owner: this.settings.owner,
-          run_id: runId,
-          attempts: 1,
-          created_at: nowSeconds,
-          expires_at: nowSeconds + this.settings.retentionSeconds,
-        })
-        .onConflict((oc) => oc.columns(["token_id", "key"]).doNothing())
-        .returning("key")
-        .executeTakeFirst();
+      const inserted = await this.rows.insertRunning(scope, {
+        runId,
+        owner: this.settings.owner,
+        lockedUntil: now + this.settings.leaseMs,
+        createdAt: nowSeconds,
+        expiresAt: nowSeconds + this.settings.retentionSeconds,
+      });
       if (inserted) return { ...(await this.produceAndKeep(scope, { runId, attempt: 1 }, produce)), replayed: false };
 
-      const row = await this.db
-        .selectFrom("idempotency_keys")
-        .selectAll()
-        .where("token_id", "=", scope.tokenId)
-        .where("key", "=", scope.key)
-        .executeTakeFirst();
+      const row = await this.rows.find(scope);
       if (!row) continue; // the first request failed and let the key go: run again
-      if (Number(row.expires_at) <= nowSeconds) {
-        await this.db
-          .deleteFrom("idempotency_keys")
-          .where("token_id", "=", scope.tokenId)
-          .where("key", "=", scope.key)
-          .where("created_at", "=", row.created_at)
-          .where("locked_until", "=", row.locked_until)
-          .execute();
+      if (row.expiresAt <= nowSeconds) {
+        await this.rows.deleteIfUnchanged(scope, row);
         continue;
       }
       if (row.fingerprint !== scope.fingerprint) throw new GatewayError("GW_ERR_IDEMPOTENCY_MISMATCH");
       if (row.status === "done") {
-        return { status: Number(row.response_status), body: JSON.parse(row.response_body ?? "null"), replayed: true };
+        return { status: Number(row.responseStatus), body: JSON.parse(row.responseBody ?? "null"), replayed: true };
       }
-      if (Number(row.locked_until) < now) {
+      if (row.lockedUntil < now) {
         // The request running the key stopped renewing its lease: its instance is gone. Take over.
-        const attempt = Number(row.attempts) + 1;
-        const taken = await this.db
-          .updateTable("idempotency_keys")
-          .set({ owner: this.settings.owner, locked_until: now + this.settings.leaseMs, attempts: attempt })
-          .where("token_id", "=", scope.tokenId)
-          .where("key", "=", scope.key)
-          .where("status", "=", "in_progress")
-          .where("attempts", "=", Number(row.attempts))
-          .where("locked_until", "=", row.locked_until)
-          .executeTakeFirst();
-        if (Number(taken.numUpdatedRows) === 1) {
-          const run = { runId: row.run_id ?? runId, attempt };
+        if (await this.rows.takeOver(scope, row, this.settings.owner, now + this.settings.leaseMs)) {
+          const run = { runId: row.runId ?? runId, attempt: row.attempts + 1 };
           return { ...(await this.produceAndKeep(scope, run, produce)), replayed: false };
         }
         continue;
@@ -176,37 +144,16 @@ export class IdempotencyKeys {
     }
   }
 
-  /** Conditions that hold only while `run` still owns the key (a takeover bumps the attempt). */
-  private owned(scope: { tokenId: number; key: string }, run: IdempotentRun) {
-    return this.db
-      .updateTable("idempotency_keys")
-      .where("token_id", "=", scope.tokenId)
-      .where("key", "=", scope.key)
-      .where("status", "=", "in_progress")
-      .where("attempts", "=", run.attempt);
-  }
-
   private async produceAndKeep(
     scope: { tokenId: number; key: string },
     run: IdempotentRun,
     produce: (run: IdempotentRun) => Promise<StoredAnswer>,
   ): Promise<StoredAnswer> {
-    const release = () =>
-      this.db
-        .deleteFrom("idempotency_keys")
-        .where("token_id", "=", scope.tokenId)
-        .where("key", "=", scope.key)
-        .where("status", "=", "in_progress")
-        .where("attempts", "=", run.attempt)
-        .execute();
     const renew = setInterval(
       () => {
-        this.owned(scope, run)
-          .set({ locked_until: this.now() + this.settings.leaseMs })
-          .execute()
-          .catch(() => {
-            // A missed renewal is retried at the next tick; the lease outlasts several of them.
-          });
+        this.rows.renew(scope, run.attempt, this.now() + this.settings.leaseMs).catch(() => {
+          // A missed renewal is retried at the next tick; the lease outlasts several of them.
+        });
       },
       this.settings.renewEveryMs ?? Math.max(10, Math.floor(this.settings.leaseMs / 3)),
     );
@@ -217,29 +164,19 @@ export class IdempotencyKeys {
     } catch (err) {
       // A request that failed charged nothing (or was refunded): the key is let go, and a retry
       // runs again (it gets the same client error, or succeeds once the cause is gone).
-      await release();
+      await this.rows.release(scope, run.attempt);
       throw err;
     } finally {
       clearInterval(renew);
     }
-    if (answer.status >= 500) await release();
-    else await this.keep(scope, run, answer);
+    // Kept unless another attempt has taken the key over meanwhile.
+    if (answer.status >= 500) await this.rows.release(scope, run.attempt);
+    else await this.rows.keep(scope, run.attempt, { status: answer.status, body: JSON.stringify(answer.body) });
     return answer;
   }
 
-  /** Keeps the answer, unless another attempt has taken the key over meanwhile. */
-  private async keep(scope: { tokenId: number; key: string }, run: IdempotentRun, answer: StoredAnswer) {
-    await this.owned(scope, run)
-      .set({ status: "done", response_status: answer.status, response_body: JSON.stringify(answer.body) })
-      .execute();
-  }
-
   /** Forgets answers past their retention. */
-  async deleteExpired(): Promise<number> {
-    const res = await this.db
-      .deleteFrom("idempotency_keys")
-      .where("expires_at", "<=", Math.floor(this.now() / 1000))
-      .executeTakeFirst();
-    return Number(res.numDeletedRows);
+  deleteExpired(): Promise<number> {
+    return this.rows.deleteExpired(Math.floor(this.now() / 1000));
   }
 }

@@ -8,5 +8,4 @@ export {
   type TaskStateCount,
   type UpstreamOutcome,
 } from "./registry.js";
-export { countTasksByState } from "./task-states.js";
 export { countUpstreamCall, upstreamOutcome } from "./upstream.js";

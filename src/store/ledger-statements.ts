@@ -1,6 +1,13 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import { unixNow } from "../core/ids.js";
-import { type ClosingRow, collectExcess, type OpenCharge } from "../core/ledger/charge-rules.js";
+import {
+  type ChargeOpening,
+  type ClosingRow,
+  excessAfterShortTry,
+  excessTakenAtOnce,
+  type LedgerRow,
+  type OpenCharge,
+} from "../core/ledger/charge-rules.js";
 import type { Database } from "./schema.js";
 
 /** A connection or an open transaction: where a ledger statement runs. */
@@ -100,7 +107,7 @@ async function moveBalance(trx: Executor, userId: number, tokenId: number | null
 export async function collectExcessIn(trx: Executor, charge: OpenCharge, excess: number, lockRows: boolean) {
   const userTaken = await takeUser(trx, charge.userId, excess);
   const tokenTaken = userTaken && (charge.tokenId === null || (await takeToken(trx, charge.tokenId, excess)));
-  if (userTaken && tokenTaken) return { collected: excess, uncollected: 0 };
+  if (excessTakenAtOnce({ userTaken, tokenTaken })) return { collected: excess, uncollected: 0 };
   let users = trx.selectFrom("users").select(["quota", "credit_line"]).where("id", "=", charge.userId);
   if (lockRows) users = users.forUpdate();
   const user = await users.executeTakeFirstOrThrow();
@@ -110,25 +117,123 @@ export async function collectExcessIn(trx: Executor, charge: OpenCharge, excess:
     if (lockRows) tokens = tokens.forUpdate();
     token = await tokens.executeTakeFirst();
   }
-  const outcome = collectExcess(excess, {
-    quota: Number(user.quota) + (userTaken ? excess : 0),
+  const outcome = excessAfterShortTry(excess, userTaken, {
+    quota: Number(user.quota),
     creditLine: Number(user.credit_line),
     tokenRemaining:
       token === undefined || token.quota_limit === null ? null : Number(token.quota_limit) - Number(token.used_quota),
   });
   const now = unixNow();
-  const userMove = userTaken ? excess - outcome.collected : -outcome.collected;
   await trx
     .updateTable("users")
-    .set({ quota: sql`quota + ${userMove}`, used_quota: sql`used_quota - ${userMove}`, updated_at: now })
+    .set({
+      quota: sql`quota + ${outcome.userMove}`,
+      used_quota: sql`used_quota - ${outcome.userMove}`,
+      updated_at: now,
+    })
     .where("id", "=", charge.userId)
     .execute();
   if (charge.tokenId !== null) {
     await trx
       .updateTable("tokens")
-      .set({ used_quota: sql`used_quota + ${outcome.collected}`, updated_at: now })
+      .set({ used_quota: sql`used_quota - ${outcome.tokenMove}`, updated_at: now })
       .where("id", "=", charge.tokenId)
       .execute();
   }
   return outcome;
+}
+
+/** Writes a hold's charge row and opens its lifecycle row (the take is done already). */
+export async function insertOpening(
+  trx: Executor,
+  opening: ChargeOpening,
+  meta: { note: string; closeBy: number; instance: string },
+): Promise<void> {
+  const now = unixNow();
+  const { row } = opening;
+  await trx
+    .insertInto("ledger")
+    .values({
+      user_id: row.userId,
+      token_id: row.tokenId,
+      kind: row.kind,
+      amount: row.amount,
+      reference: row.reference,
+      note: meta.note,
+      created_at: now,
+    })
+    .execute();
+  await trx
+    .insertInto("charges")
+    .values({
+      reference: row.reference,
+      user_id: row.userId,
+      token_id: row.tokenId,
+      state: "open",
+      held: opening.held,
+      seen: null,
+      settled: null,
+      close_by: meta.closeBy,
+      instance: meta.instance,
+      created_at: now,
+      closed_at: null,
+    })
+    .execute();
+}
+
+/** Records on a settled charge what could not be collected, and the amount really settled. */
+export async function markUncollected(trx: Executor, reference: string, uncollected: number, settled: number) {
+  await trx.updateTable("charges").set({ uncollected, settled }).where("reference", "=", reference).execute();
+}
+
+/** Records the usage seen on an open charge and keeps it open until `closeBy`. */
+export async function noteSeenUsage(db: Executor, reference: string, seen: number, closeBy: number) {
+  await db
+    .updateTable("charges")
+    .set({ seen, close_by: closeBy })
+    .where("reference", "=", reference)
+    .where("state", "=", "open")
+    .execute();
+}
+
+/** Writes a top-up row and credits the user, once per reference: false when it was there already. */
+export async function insertTopUp(trx: Executor, row: LedgerRow, note: string): Promise<boolean> {
+  const inserted = await trx
+    .insertInto("ledger")
+    .values({
+      user_id: row.userId,
+      token_id: row.tokenId,
+      kind: row.kind,
+      amount: row.amount,
+      reference: row.reference,
+      note,
+      created_at: unixNow(),
+    })
+    .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
+    .returning("id")
+    .executeTakeFirst();
+  if (inserted === undefined) return false;
+  await trx
+    .updateTable("users")
+    .set({ quota: sql`quota + ${row.amount}`, updated_at: unixNow() })
+    .where("id", "=", row.userId)
+    .execute();
+  return true;
+}
+
+/** A user's ledger rows, newest first, a page at a time. */
+export function ledgerEntries(db: Executor, userId: number, options: { limit: number; beforeId?: number }) {
+  let q = db.selectFrom("ledger").selectAll().where("user_id", "=", userId);
+  if (options.beforeId !== undefined) q = q.where("id", "<", options.beforeId);
+  return q.orderBy("id", "desc").limit(options.limit).execute();
+}
+
+/** Sum of all ledger rows of a user. */
+export async function ledgerSumOf(db: Executor, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom("ledger")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("amount"), sql<number>`0`).as("total"))
+    .where("user_id", "=", userId)
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
 }

@@ -1,19 +1,35 @@
-import { type Kysely, sql, type Transaction } from "kysely";
-import { GatewayError } from "../core/errors.js";
-import { unixNow } from "../core/ids.js";
-import { assertLedgerAmount, refundRow, settlementPlan, settleRow } from "../core/ledger/charge-rules.js";
+import type { Kysely, Transaction } from "kysely";
+import {
+  assertLedgerAmount,
+  type ClosingOutcome,
+  closed,
+  NOT_APPLIED,
+  openCharge,
+  refundRow,
+  refusedHold,
+  settledAmount,
+  settlementPlan,
+  settleRow,
+  topUpRow,
+} from "../core/ledger/charge-rules.js";
 import type { Store } from "./database.js";
-import type { GroupCommit } from "./group-commit.js";
 import {
   closeOpenCharge,
   collectExcessIn,
   type Executor,
+  insertOpening,
+  insertTopUp,
+  ledgerEntries,
+  ledgerSumOf,
+  markUncollected,
+  noteSeenUsage,
   takeToken,
   takeUser,
   writeClosing,
 } from "./ledger-statements.js";
 import type { Database } from "./schema.js";
-import { type ClosingOutcome, NOT_APPLIED, SqliteLedger } from "./sqlite-ledger.js";
+import type { GroupCommit } from "./sqlite/group-commit.js";
+import { SqliteLedger } from "./sqlite/ledger.js";
 import { topUpLedgerReference } from "./top-up-reference.js";
 
 export type LedgerKind = "charge" | "refund" | "settle" | "topup" | "adjust";
@@ -133,42 +149,14 @@ export class Ledger {
    */
   async chargeIn(trx: Executor, input: ChargeInput): Promise<void> {
     const open = this.opening(input);
-    const now = unixNow();
-    if (open.amount > 0) {
-      if (!(await takeUser(trx, open.userId, open.amount))) throw new GatewayError("GW_ERR_INSUFFICIENT_QUOTA");
-      if (open.tokenId !== null && !(await takeToken(trx, open.tokenId, open.amount))) {
-        throw new GatewayError("GW_ERR_TOKEN_QUOTA_EXCEEDED");
-      }
+    const opening = openCharge(open);
+    const { take } = opening;
+    if (take) {
+      if (!(await takeUser(trx, take.userId, take.amount))) throw refusedHold("user");
+      if (take.tokenId !== null && !(await takeToken(trx, take.tokenId, take.amount))) throw refusedHold("token");
     }
-    await trx
-      .insertInto("ledger")
-      .values({
-        user_id: open.userId,
-        token_id: open.tokenId,
-        kind: "charge",
-        amount: -open.amount,
-        reference: open.reference,
-        note: open.note,
-        created_at: now,
-      })
-      .execute();
-    await trx
-      .insertInto("charges")
-      .values({
-        reference: open.reference,
-        user_id: open.userId,
-        token_id: open.tokenId,
-        state: "open",
-        held: open.amount,
-        seen: null,
-        settled: null,
-        close_by: open.closeBy,
-        instance: open.instance,
-        created_at: now,
-        closed_at: null,
-      })
-      .execute();
-    this.observe(trx, { kind: "charge", amount: -open.amount });
+    await insertOpening(trx, opening, open);
+    this.observe(trx, { kind: "charge", amount: opening.row.amount });
   }
 
   /** Charges in a transaction of its own. */
@@ -187,7 +175,7 @@ export class Ledger {
     const row = refundRow(charge);
     await writeClosing(trx, row, reference, note, true);
     this.observe(trx, { kind: row.kind, amount: row.amount });
-    return { applied: true, amount: row.amount, uncollected: 0 };
+    return closed(row);
   }
 
   async refund(reference: string, note = ""): Promise<LedgerOutcome> {
@@ -212,19 +200,14 @@ export class Ledger {
       const row = settleRow(charge, plan);
       await writeClosing(trx, row, reference, note, true);
       this.observe(trx, { kind: row.kind, amount: row.amount });
-      return { applied: true, amount: row.amount, uncollected: 0 };
+      return closed(row);
     }
     const { collected, uncollected } = await collectExcessIn(trx, charge, plan.excess, this.lockRows);
-    await writeClosing(trx, settleRow(charge, plan, collected), reference, note, false);
-    this.observe(trx, { kind: "settle", amount: -collected });
-    if (uncollected > 0) {
-      await trx
-        .updateTable("charges")
-        .set({ uncollected, settled: actualAmount - uncollected })
-        .where("reference", "=", reference)
-        .execute();
-    }
-    return { applied: true, amount: -collected, uncollected };
+    const row = settleRow(charge, plan, collected);
+    await writeClosing(trx, row, reference, note, false);
+    this.observe(trx, { kind: row.kind, amount: row.amount });
+    if (uncollected > 0) await markUncollected(trx, reference, uncollected, settledAmount(actualAmount, uncollected));
+    return closed(row, uncollected);
   }
 
   async settle(reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
@@ -244,58 +227,25 @@ export class Ledger {
     assertLedgerAmount(seen, "seen amount");
     const fast = this.sqlite;
     if (fast) return this.committed(() => fast.noteUsage(reference, seen, closeBy));
-    await this.db
-      .updateTable("charges")
-      .set({ seen, close_by: closeBy })
-      .where("reference", "=", reference)
-      .where("state", "=", "open")
-      .execute();
+    await noteSeenUsage(this.db, reference, seen, closeBy);
   }
 
   /** Adds quota to a user (operator top-up). Idempotent by reference, per user. */
   async topUp(userId: number, amount: number, reference: string, note = ""): Promise<LedgerOutcome> {
-    if (!Number.isSafeInteger(amount) || amount <= 0) {
-      throw new GatewayError("GW_ERR_VALIDATION", "amount must be a positive integer", { param: "amount" });
-    }
+    const row = topUpRow({ userId, amount, reference: topUpLedgerReference(userId, reference) });
     return this.transaction(async (trx) => {
-      const inserted = await trx
-        .insertInto("ledger")
-        .values({
-          user_id: userId,
-          token_id: null,
-          kind: "topup",
-          amount,
-          reference: topUpLedgerReference(userId, reference),
-          note,
-          created_at: unixNow(),
-        })
-        .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
-        .returning("id")
-        .executeTakeFirst();
-      if (inserted === undefined) return NOT_APPLIED;
-      await trx
-        .updateTable("users")
-        .set({ quota: sql`quota + ${amount}`, updated_at: unixNow() })
-        .where("id", "=", userId)
-        .execute();
-      this.observe(trx, { kind: "topup", amount });
-      return { applied: true, amount, uncollected: 0 };
+      if (!(await insertTopUp(trx, row, note))) return NOT_APPLIED;
+      this.observe(trx, { kind: row.kind, amount: row.amount });
+      return closed(row);
     });
   }
 
-  async entries(userId: number, options: { limit: number; beforeId?: number }) {
-    let q = this.db.selectFrom("ledger").selectAll().where("user_id", "=", userId);
-    if (options.beforeId !== undefined) q = q.where("id", "<", options.beforeId);
-    return q.orderBy("id", "desc").limit(options.limit).execute();
+  entries(userId: number, options: { limit: number; beforeId?: number }) {
+    return ledgerEntries(this.db, userId, options);
   }
 
   /** Sum of all ledger rows of a user: equals the balance when the books are right. */
-  async ledgerSum(userId: number): Promise<number> {
-    const row = await this.db
-      .selectFrom("ledger")
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("amount"), sql<number>`0`).as("total"))
-      .where("user_id", "=", userId)
-      .executeTakeFirstOrThrow();
-    return Number(row.total);
+  ledgerSum(userId: number): Promise<number> {
+    return ledgerSumOf(this.db, userId);
   }
 }

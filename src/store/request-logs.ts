@@ -1,9 +1,8 @@
 import type { Insertable, Kysely } from "kysely";
-import type { BackgroundService } from "../background-service.js";
 import type { Store } from "./database.js";
-import type { GroupCommit } from "./group-commit.js";
 import type { Database, RequestLogsTable } from "./schema.js";
-import type { SqliteConnection } from "./sqlite-connection.js";
+import type { SqliteConnection } from "./sqlite/connection.js";
+import type { GroupCommit } from "./sqlite/group-commit.js";
 
 export type RequestLogEntry = Insertable<RequestLogsTable>;
 
@@ -91,8 +90,9 @@ export function requestLogInsert(store: Store): RequestLogInsert {
  * one multi-row insert. Should a batch fail, its rows are written again one by one, so a row the
  * store refuses is the only one lost: it is dropped with a warning, never retried into a growing
  * queue, and it never takes another request's rows with it.
+ * It runs as one of the gateway's background services (a name, `start`, `stop`).
  */
-export class RequestLogWriter implements BackgroundService {
+export class RequestLogWriter {
   readonly name = "request-log-writer";
   private queue: RequestLogEntry[] = [];
   private timer: NodeJS.Timeout | null = null;

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
 import { unixNow } from "../core/ids.js";
-import { newWebhookSecret } from "../webhooks/signature.js";
+import { newWebhookSecret } from "../core/webhook-secret.js";
 import type { Database, UsersTable } from "./schema.js";
 
 export type UserRow = Selectable<UsersTable>;

@@ -1,9 +1,8 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { Kysely, Selectable } from "kysely";
 import { unixNow } from "../core/ids.js";
 import type { GuardedFetcher } from "../net/guarded-fetch.js";
 import { PeriodicService } from "../periodic-service.js";
-import type { Database, WebhookDeliveriesTable } from "../store/schema.js";
+import type { WebhookDeliveries, WebhookDelivery } from "../store/webhook-deliveries.js";
 import { signWebhook } from "./signature.js";
 
 export interface WebhookSettings {
@@ -20,8 +19,7 @@ export interface WebhookSettings {
 }
 
 export interface WebhookDispatcherDeps {
-  db: Kysely<Database>;
-  lockRows: boolean;
+  deliveries: WebhookDeliveries;
   instanceId: string;
   logger: FastifyBaseLogger;
   fetcher: GuardedFetcher;
@@ -29,8 +27,6 @@ export interface WebhookDispatcherDeps {
   /** The task record exactly as a fetch shows it to its owner, or null when it is gone. */
   renderTask(taskId: string, userId: number): Promise<unknown | null>;
 }
-
-type Delivery = Selectable<WebhookDeliveriesTable>;
 
 const MAX_RETRY_MS = 3_600_000;
 const BATCH = 50;
@@ -69,37 +65,20 @@ export class WebhookDispatcher extends PeriodicService {
     return due.length;
   }
 
-  private async claim(): Promise<Delivery[]> {
-    const { db, lockRows, instanceId, settings } = this.deps;
-    const now = Date.now();
-    return db
-      .updateTable("webhook_deliveries")
-      .set({ lease_owner: instanceId, lease_until: now + settings.leaseMs })
-      .where("id", "in", (eb) => {
-        let q = eb
-          .selectFrom("webhook_deliveries")
-          .select("id")
-          .where("status", "=", "pending")
-          .where("next_attempt_at", "<=", now)
-          .where("lease_until", "<", now)
-          .orderBy("next_attempt_at")
-          .limit(BATCH);
-        if (lockRows) q = q.forUpdate().skipLocked();
-        return q;
-      })
-      .returningAll()
-      .execute();
+  private claim(): Promise<WebhookDelivery[]> {
+    const { deliveries, instanceId, settings } = this.deps;
+    return deliveries.claimDue(instanceId, Date.now(), settings.leaseMs, BATCH);
   }
 
-  private async deliver(d: Delivery): Promise<void> {
-    const { db, fetcher, settings } = this.deps;
+  private async deliver(d: WebhookDelivery): Promise<void> {
+    const { deliveries, fetcher, settings } = this.deps;
     const attempts = Number(d.attempts) + 1;
     let status: number | null = null;
     let error: string | null = null;
     try {
-      const user = await db.selectFrom("users").select("webhook_secret").where("id", "=", d.user_id).executeTakeFirst();
+      const secret = await deliveries.signingSecret(Number(d.user_id));
       const record = await this.deps.renderTask(d.task_id, Number(d.user_id));
-      if (!user?.webhook_secret) throw new Error("the user has no webhook signing secret");
+      if (!secret) throw new Error("the user has no webhook signing secret");
       if (record === null) throw new Error("the task no longer exists");
       const timestamp = unixNow();
       const body = JSON.stringify({ type: d.event, timestamp: new Date(timestamp * 1000).toISOString(), data: record });
@@ -110,7 +89,7 @@ export class WebhookDispatcher extends PeriodicService {
           "user-agent": "media-gateway-webhooks",
           "webhook-id": d.webhook_id,
           "webhook-timestamp": String(timestamp),
-          "webhook-signature": signWebhook(user.webhook_secret, d.webhook_id, timestamp, body),
+          "webhook-signature": signWebhook(secret, d.webhook_id, timestamp, body),
         },
         body,
         maxBytes: 64 * 1024,
@@ -122,25 +101,15 @@ export class WebhookDispatcher extends PeriodicService {
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
     }
-    const base = {
-      attempts,
-      last_status: status,
-      last_error: error ? error.slice(0, 500) : null,
-      lease_owner: null,
-      lease_until: 0,
-    };
-    let update = db
-      .updateTable("webhook_deliveries")
-      .where("id", "=", d.id)
-      .where("lease_owner", "=", this.deps.instanceId);
+    const attempt = { attempts, status, error };
     if (error === null) {
-      update = update.set({ ...base, status: "delivered", delivered_at: unixNow() });
+      await deliveries.finish(d.id, this.deps.instanceId, { ...attempt, outcome: "delivered" });
     } else if (Number(d.created_at) + settings.maxAgeSeconds <= unixNow()) {
-      update = update.set({ ...base, status: "failed" });
+      await deliveries.finish(d.id, this.deps.instanceId, { ...attempt, outcome: "failed" });
     } else {
       const delay = Math.min(settings.retryBaseMs * 2 ** (attempts - 1), MAX_RETRY_MS);
-      update = update.set({ ...base, next_attempt_at: Date.now() + Math.round(delay * (0.9 + Math.random() * 0.2)) });
+      const nextAttemptAt = Date.now() + Math.round(delay * (0.9 + Math.random() * 0.2));
+      await deliveries.finish(d.id, this.deps.instanceId, { ...attempt, outcome: "retry", nextAttemptAt });
     }
-    await update.execute();
   }
 }

@@ -2,6 +2,7 @@ import type { GatewayContext } from "../context.js";
 import { renderTaskRecord } from "../core/tasks/record.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
 import { TaskStore } from "../store/tasks.js";
+import { WebhookDeliveries } from "../store/webhook-deliveries.js";
 import { WebhookDispatcher } from "./dispatcher.js";
 
 /** How long a dispatcher owns the deliveries it claimed: well past one attempt's timeout. */
@@ -16,8 +17,7 @@ export function registerWebhookServices(ctx: GatewayContext): WebhookDispatcher 
   const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
   const { webhooks } = ctx.config;
   const dispatcher = new WebhookDispatcher({
-    db: ctx.store.db,
-    lockRows: ctx.store.dialect === "postgres",
+    deliveries: new WebhookDeliveries(ctx.store.db, ctx.store.dialect === "postgres"),
     instanceId: ctx.instanceId,
     logger: ctx.logger,
     fetcher: new GuardedFetcher({ allowPrivate: webhooks.allowPrivateUrls }),

@@ -1,9 +1,7 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 
-/** A new per-user signing secret, in the Standard Webhooks form `whsec_<base64 of 32 bytes>`. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64")}`;
-}
+/** The secrets this module signs with are made where users are created. */
+export { newWebhookSecret } from "../core/webhook-secret.js";
 
 function secretBytes(secret: string): Buffer {
   return Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");

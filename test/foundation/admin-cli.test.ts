@@ -9,6 +9,7 @@ import { runAdminCommand } from "../../src/cli/admin.js";
 import { sha256Hex } from "../../src/core/ids.js";
 import { openStore, type Store } from "../../src/store/database.js";
 import { migrateToLatest } from "../../src/store/migrate.js";
+import { Settings } from "../../src/store/settings.js";
 import { startTestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
 import { HAS_REDIS, REDIS_URL, uniqueRedisPrefix } from "../support/redis.js";
@@ -307,14 +308,14 @@ for (const kind of ["sqlite", "postgres"] as const) {
     });
 
     it("resets a lost admin key: printed once, only its hash stored, seen by a running gateway's next read", async () => {
-      const before = await resolveAdminKeyHash(store.db, null);
+      const before = await resolveAdminKeyHash(new Settings(store.db), null);
       let now = 1_000_000;
-      const current = adminKeyHashSource(store.db, null, before.hash, 10_000, () => now);
+      const current = adminKeyHashSource(new Settings(store.db), null, before.hash, 10_000, () => now);
 
       const refused = await cli(["key", "reset"], { ADMIN_KEY: "an-admin-key-from-the-environment-0123" });
       expect(refused.code).toBe(2);
       expect(refused.stderr).toMatch(/ADMIN_KEY is set/);
-      expect((await resolveAdminKeyHash(store.db, null)).hash).toBe(before.hash);
+      expect((await resolveAdminKeyHash(new Settings(store.db), null)).hash).toBe(before.hash);
 
       const out = await spawned(["key", "reset"]);
       expect(out.code, out.stderr).toBe(0);

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { GroupCommit } from "../../src/store/group-commit.js";
-import { openSqlite, type SqliteConnection } from "../../src/store/sqlite-connection.js";
+import { openSqlite, type SqliteConnection } from "../../src/store/sqlite/connection.js";
+import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 describe("group commit on SQLite: the mechanism", () => {

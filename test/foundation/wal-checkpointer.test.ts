@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/database.js";
-import { openSqlite, type SqliteConnection } from "../../src/store/sqlite-connection.js";
-import { WalCheckpointer } from "../../src/store/wal-checkpointer.js";
+import { openSqlite, type SqliteConnection } from "../../src/store/sqlite/connection.js";
+import { WalCheckpointer } from "../../src/store/sqlite/wal-checkpointer.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

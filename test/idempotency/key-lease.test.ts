@@ -7,6 +7,7 @@ import {
   type IdempotentRun,
   type StoredAnswer,
 } from "../../src/idempotency/idempotency-keys.js";
+import { IdempotencyKeyRows } from "../../src/store/idempotency-keys.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 
@@ -36,7 +37,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       ...more,
     });
     const keysOf = (owner: string, more: Partial<IdempotencySettings> = {}) =>
-      new IdempotencyKeys(gw.gateway.ctx.store.db, settings(owner, more));
+      new IdempotencyKeys(new IdempotencyKeyRows(gw.gateway.ctx.store.db), settings(owner, more));
     const leaseRow = (key: string) =>
       gw.gateway.ctx.store.db
         .selectFrom("idempotency_keys")

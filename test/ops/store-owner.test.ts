@@ -6,8 +6,8 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/server.js";
 import { openStore } from "../../src/store/database.js";
-import { StoreOwnedError } from "../../src/store/owner-lock.js";
-import { openSqlite, type SqliteConnection } from "../../src/store/sqlite-connection.js";
+import { openSqlite, type SqliteConnection } from "../../src/store/sqlite/connection.js";
+import { StoreOwnedError } from "../../src/store/sqlite/owner-lock.js";
 import { startTestGateway } from "../support/gateway.js";
 
 const run = promisify(execFile);

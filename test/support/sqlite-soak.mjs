@@ -6,7 +6,7 @@
 import { Worker } from "node:worker_threads";
 import { sql } from "kysely";
 import { openStore } from "../../dist/store/database.js";
-import { openSqlite, sqliteDriverName } from "../../dist/store/sqlite-connection.js";
+import { openSqlite, sqliteDriverName } from "../../dist/store/sqlite/connection.js";
 
 const [dir, seed] = process.argv.slice(2);
 const file = `${dir}/soak-${seed}.sqlite`;
@@ -28,18 +28,9 @@ for (let round = 0; round < 4; round++) {
 
 // 2. Worker threads, each with its own connection and statements, some closing it, some ended
 //    from outside while it is open; and stores opened and closed, each with a checkpoint thread.
-const workerSource = `
-  const { parentPort, workerData } = require("node:worker_threads");
-  import(workerData.module).then(({ openSqlite }) => {
-    const db = openSqlite(workerData.file);
-    for (let i = 0; i < 300; i++) db.prepare("select " + i + " as n").get();
-    if (workerData.close) db.close();
-    parentPort.postMessage("ready");
-  });
-`;
-const module = new URL("../../dist/store/sqlite-connection.js", import.meta.url).href;
+const workerFile = new URL("./sqlite-soak-worker.mjs", import.meta.url);
 for (let i = 0; i < 8; i++) {
-  const worker = new Worker(workerSource, { eval: true, workerData: { module, file, close: i % 2 === 0 } });
+  const worker = new Worker(workerFile, { workerData: { file, close: i % 2 === 0 } });
   await new Promise((resolve, reject) => {
     worker.once("message", resolve);
     worker.once("error", reject);

@@ -4,9 +4,9 @@ import { GatewayError } from "../../core/errors.js";
 import { FAMILY_SPECS, isActionOpen, TASK_FAMILIES, type TaskFamily } from "../../core/tasks/families.js";
 import { renderTaskRecord } from "../../core/tasks/record.js";
 import type { TaskBody } from "../../core/tasks/request-bodies.js";
-import { answerIdempotently, IdempotencyHeaders } from "../../idempotency/idempotent-route.js";
 import { TaskStore } from "../../store/tasks.js";
 import { principalOf, requireToken } from "../auth-hook.js";
+import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
 import { installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
 import {

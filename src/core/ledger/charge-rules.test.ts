@@ -2,10 +2,16 @@ import { describe, expect, it } from "vitest";
 import {
   assertLedgerAmount,
   collectExcess,
+  excessAfterShortTry,
+  excessTakenAtOnce,
+  openCharge,
   reapDecision,
   refundRow,
+  refusedHold,
+  settledAmount,
   settlementPlan,
   settleRow,
+  topUpRow,
 } from "./charge-rules.js";
 
 const charge = { userId: 7, tokenId: 3, held: 100 };
@@ -60,5 +66,53 @@ describe("charge rules", () => {
     }
     expect(() => settlementPlan(charge, 2 ** 53)).toThrow(RangeError);
     expect(() => assertLedgerAmount(Number.MAX_SAFE_INTEGER, "x")).not.toThrow();
+  });
+});
+
+describe("opening and top-up rules", () => {
+  it("opens a hold as a conditional take and a charge row of minus the amount; a zero hold takes nothing", () => {
+    const opening = openCharge({ userId: 7, tokenId: 3, amount: 100, reference: "task:a" });
+    expect(opening).toEqual({
+      take: { userId: 7, tokenId: 3, amount: 100 },
+      row: { kind: "charge", userId: 7, tokenId: 3, amount: -100, reference: "task:a" },
+      held: 100,
+    });
+    expect(openCharge({ userId: 7, tokenId: null, amount: 0, reference: "r" }).take).toBeNull();
+    expect(() => openCharge({ userId: 7, tokenId: null, amount: -1, reference: "r" })).toThrow(RangeError);
+  });
+
+  it("refuses a hold the balance or the token cannot cover with the error of the one that refused", () => {
+    expect(refusedHold("user").errorName).toBe("GW_ERR_INSUFFICIENT_QUOTA");
+    expect(refusedHold("token").errorName).toBe("GW_ERR_TOKEN_QUOTA_EXCEEDED");
+  });
+
+  it("tops up by a positive integer only", () => {
+    expect(topUpRow({ userId: 2, amount: 50, reference: "user:2:inv-1" })).toEqual({
+      kind: "topup",
+      userId: 2,
+      tokenId: null,
+      amount: 50,
+      reference: "user:2:inv-1",
+    });
+    for (const bad of [0, -5, 1.5]) expect(() => topUpRow({ userId: 2, amount: bad, reference: "x" })).toThrow();
+  });
+
+  it("corrects a short try at an excess: gives back what the user's take took beyond what may be collected", () => {
+    // The user's take of 150 succeeded (quota read after it: 20 - 150), the token's did not.
+    expect(excessAfterShortTry(150, true, { quota: -130, creditLine: 0, tokenRemaining: 30 })).toEqual({
+      collected: 20,
+      uncollected: 130,
+      userMove: 130,
+      tokenMove: -20,
+    });
+    // The user's take failed: the part the credit line leaves is taken.
+    expect(excessAfterShortTry(150, false, { quota: 20, creditLine: 50, tokenRemaining: null })).toEqual({
+      collected: 70,
+      uncollected: 80,
+      userMove: -70,
+      tokenMove: -70,
+    });
+    expect(excessTakenAtOnce({ userTaken: true, tokenTaken: true })).toBe(true);
+    expect(settledAmount(250, 80)).toBe(170);
   });
 });

@@ -1,13 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { principalOf } from "../api/auth-hook.js";
 import {
   type IdempotencyKeys,
   type IdempotentRun,
   idempotencyKeyOf,
   requestFingerprint,
   type StoredAnswer,
-} from "./idempotency-keys.js";
+} from "../idempotency/idempotency-keys.js";
+import { principalOf } from "./auth-hook.js";
 
 /**
  * The headers schema of a creating route: documents `Idempotency-Key` in the OpenAPI document.

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { sqliteDriverName } from "./sqlite-connection.js";
+import { sqliteDriverName } from "./connection.js";
 
 /** The last round's figures, in write-ahead-log frames (pages). */
 export interface CheckpointRound {

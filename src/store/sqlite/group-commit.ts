@@ -1,4 +1,4 @@
-import type { SqliteConnection } from "./sqlite-connection.js";
+import type { SqliteConnection } from "./connection.js";
 
 interface Pending {
   run: () => unknown;

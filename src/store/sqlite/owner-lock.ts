@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { isStoreBusy } from "./busy.js";
-import { openSqlite, type SqliteConnection } from "./sqlite-connection.js";
+import { isStoreBusy } from "../busy.js";
+import { openSqlite, type SqliteConnection } from "./connection.js";
 
 /** Another live process serves from this SQLite file. */
 export class StoreOwnedError extends Error {

@@ -1,14 +1,20 @@
-import { GatewayError } from "../core/errors.js";
-import { unixNow } from "../core/ids.js";
+import { unixNow } from "../../core/ids.js";
 import {
+  type ClosingOutcome,
   type ClosingRow,
-  collectExcess,
+  closed,
+  excessAfterShortTry,
+  excessTakenAtOnce,
+  NOT_APPLIED,
   type OpenCharge,
+  openCharge,
   refundRow,
+  refusedHold,
+  settledAmount,
   settlementPlan,
   settleRow,
-} from "../core/ledger/charge-rules.js";
-import type { SqliteConnection, SqliteStatement } from "./sqlite-connection.js";
+} from "../../core/ledger/charge-rules.js";
+import type { SqliteConnection, SqliteStatement } from "./connection.js";
 
 /** A charge as both ledger paths open it. */
 export interface OpenChargeInput {
@@ -21,17 +27,6 @@ export interface OpenChargeInput {
   closeBy: number;
   instance: string;
 }
-
-/** How a closing went, as both ledger paths report it. */
-export interface ClosingOutcome {
-  applied: boolean;
-  /** Signed amount added to the balance (0 when not applied). */
-  amount: number;
-  /** Cost above the hold that the credit line (or the token's limit) did not allow to collect. */
-  uncollected: number;
-}
-
-export const NOT_APPLIED: ClosingOutcome = { applied: false, amount: 0, uncollected: 0 };
 
 /**
  * The ledger's stand-alone operations (a charge, a settlement, a refund, each in its own
@@ -72,7 +67,7 @@ export class SqliteLedger {
     this.closeOpen = db.prepare(
       "update charges set state = ?, settled = ?, close_reason = ?, closed_at = ? where reference = ? and state = 'open' returning user_id, token_id, held",
     );
-    this.markUncollected = db.prepare("update charges set uncollected = ?, settled = settled - ? where reference = ?");
+    this.markUncollected = db.prepare("update charges set uncollected = ?, settled = ? where reference = ?");
     this.insertClosing = db.prepare(
       "insert into ledger (user_id, token_id, kind, amount, reference, note, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict (reference, kind) do nothing",
     );
@@ -86,34 +81,25 @@ export class SqliteLedger {
 
     this.charge = db.transaction((input: OpenChargeInput) => {
       const now = unixNow();
-      if (input.amount > 0) {
-        if (this.chargeUser.run(input.amount, input.amount, now, input.userId, input.amount).changes !== 1) {
-          throw new GatewayError("GW_ERR_INSUFFICIENT_QUOTA");
+      const opening = openCharge(input);
+      const { take, row } = opening;
+      if (take) {
+        if (this.chargeUser.run(take.amount, take.amount, now, take.userId, take.amount).changes !== 1) {
+          throw refusedHold("user");
         }
-        if (
-          input.tokenId !== null &&
-          this.chargeToken.run(input.amount, now, input.tokenId, input.amount).changes !== 1
-        ) {
-          throw new GatewayError("GW_ERR_TOKEN_QUOTA_EXCEEDED");
+        if (take.tokenId !== null && this.chargeToken.run(take.amount, now, take.tokenId, take.amount).changes !== 1) {
+          throw refusedHold("token");
         }
       }
-      this.insertCharge.run(input.userId, input.tokenId, -input.amount, input.reference, input.note, now);
-      this.insertOpen.run(
-        input.reference,
-        input.userId,
-        input.tokenId,
-        input.amount,
-        input.closeBy,
-        input.instance,
-        now,
-      );
+      this.insertCharge.run(row.userId, row.tokenId, row.amount, row.reference, input.note, now);
+      this.insertOpen.run(row.reference, row.userId, row.tokenId, opening.held, input.closeBy, input.instance, now);
     });
     this.refund = db.transaction((reference: string, note: string) => {
       const charge = this.close(reference, "refunded", null, note);
       if (!charge) return NOT_APPLIED;
       const row = refundRow(charge);
       this.write(row, reference, note);
-      return { applied: true, amount: row.amount, uncollected: 0 };
+      return closed(row);
     });
     this.settle = db.transaction((reference: string, actual: number, note: string) => {
       const charge = this.close(reference, "settled", actual, note);
@@ -122,13 +108,13 @@ export class SqliteLedger {
       if (plan.within) {
         const row = settleRow(charge, plan);
         this.write(row, reference, note);
-        return { applied: true, amount: row.amount, uncollected: 0 };
+        return closed(row);
       }
       const { collected, uncollected } = this.collect(charge, plan.excess);
       const row = settleRow(charge, plan, collected);
       this.insertClosing.run(row.userId, row.tokenId, row.kind, row.amount, reference, note, unixNow());
-      if (uncollected > 0) this.markUncollected.run(uncollected, uncollected, reference);
-      return { applied: true, amount: row.amount, uncollected };
+      if (uncollected > 0) this.markUncollected.run(uncollected, settledAmount(actual, uncollected), reference);
+      return closed(row, uncollected);
     });
   }
 
@@ -169,24 +155,22 @@ export class SqliteLedger {
     const userTaken = this.chargeUser.run(excess, excess, now, charge.userId, excess).changes === 1;
     const tokenTaken =
       userTaken && (charge.tokenId === null || this.chargeToken.run(excess, now, charge.tokenId, excess).changes === 1);
-    if (userTaken && tokenTaken) return { collected: excess, uncollected: 0 };
+    if (excessTakenAtOnce({ userTaken, tokenTaken })) return { collected: excess, uncollected: 0 };
     const user = this.userRoom.get(charge.userId) as { quota: number; credit_line: number };
     const token =
       charge.tokenId === null
         ? undefined
         : (this.tokenRoom.get(charge.tokenId) as { quota_limit: number | null; used_quota: number } | undefined);
-    const outcome = collectExcess(excess, {
-      quota: Number(user.quota) + (userTaken ? excess : 0),
+    const outcome = excessAfterShortTry(excess, userTaken, {
+      quota: Number(user.quota),
       creditLine: Number(user.credit_line),
       tokenRemaining:
         token?.quota_limit === null || token === undefined
           ? null
           : Number(token.quota_limit) - Number(token.used_quota),
     });
-    // The user's row: give back what was taken beyond the part collected, or take that part.
-    const userMove = userTaken ? excess - outcome.collected : -outcome.collected;
-    this.moveUser.run(userMove, userMove, now, charge.userId);
-    if (charge.tokenId !== null) this.moveToken.run(-outcome.collected, now, charge.tokenId);
+    this.moveUser.run(outcome.userMove, outcome.userMove, now, charge.userId);
+    if (charge.tokenId !== null) this.moveToken.run(outcome.tokenMove, now, charge.tokenId);
     return outcome;
   }
 }
