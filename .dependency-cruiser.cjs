@@ -4,7 +4,7 @@
  * api/, workers/ and the rest <- app.ts and main.ts (the wiring).
  */
 /** Libraries and Node modules that reach a database, the network, the file system or a process. */
-const npm = (names) => `^node_modules/(${names.join("|")})/`;
+const npm = (names) => `(^|/)node_modules/(${names.join("|")})/`;
 const IO_MODULES = [
   npm(["kysely", "pg", "better-sqlite3", "undici", "fastify", "@fastify/[^/]+", "ioredis", "rate-limiter-flexible", "pino", "prom-client"]),
   "^(node:)?(sqlite|fs|fs/promises|net|http|https|http2|dgram|dns|dns/promises|child_process|worker_threads|cluster|tls|os|process)$",
