@@ -5,6 +5,7 @@ import { Value, type ValueError } from "@sinclair/typebox/value";
 import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
 import { badProxyEntry, TRUST_ALL_REFUSED, trustProxySetting } from "./config-trust-proxy.js";
 import { CHANNEL_TYPES } from "./core/channel.js";
+import { ChannelSettingsSchema } from "./core/channel-settings.js";
 
 /** Size and nesting bounds of one surface's JSON bodies. */
 const BodyBounds = Type.Object({
@@ -46,19 +47,7 @@ const ChannelSeed = Type.Object(
     weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
     price_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
     status: Type.Optional(Type.Union([Type.Literal("enabled"), Type.Literal("disabled")])),
-    settings: Type.Optional(
-      Type.Object(
-        {
-          timeoutMs: Type.Optional(Type.Integer({ minimum: 100 })),
-          connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 50 })),
-          firstByteTimeoutMs: Type.Optional(Type.Integer({ minimum: 50 })),
-          batchSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-          concurrency: Type.Optional(Type.Integer({ minimum: 1 })),
-          prefix: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    settings: Type.Optional(ChannelSettingsSchema),
   },
   { additionalProperties: false },
 );
