@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERRORS, type ErrorName, GatewayError, isGatewayError } from "../core/errors.js";
 import { isStoreBusy } from "../store/busy.js";
 import { type Surface, withErrorResponses } from "./error-schemas.js";
+import { errorShapeOf } from "./route-table.js";
 
 export type { Surface };
 
@@ -177,8 +178,5 @@ export function installSurface(app: FastifyInstance, surface: Surface, options: 
 
 /** The surface a raw URL belongs to, for errors raised before any route matched. */
 export function surfaceOfUrl(url: string): Surface {
-  if (url.startsWith("/v1beta/") || url === "/v1beta") return "google";
-  if (url === "/v1/messages" || url.startsWith("/v1/messages/") || url.startsWith("/v1/messages?")) return "anthropic";
-  if (url.startsWith("/v1/") || url === "/v1") return "openai";
-  return "envelope";
+  return errorShapeOf(url);
 }

@@ -27,7 +27,7 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
   const { ctx } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   installSurface(app, "anthropic");
-  app.addHook("onRequest", requireToken(ctx, "anthropic"));
+  app.addHook("onRequest", requireToken(ctx));
   installInputBounds(app, ctx.config.bodies.chat);
   const fetcher = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
   app.addHook("onClose", () => fetcher.close());

@@ -61,7 +61,7 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   installSurface(app, "google");
   const deps = contentRelayDeps(ctx, ctx.logger);
-  app.addHook("onRequest", requireToken(ctx, "google"));
+  app.addHook("onRequest", requireToken(ctx));
   // Whatever the content type says, the body must be JSON (Google's API reads it so too).
   installInputBounds(app, ctx.config.bodies.content, { anyContentType: true, emptyBody: "undefined" });
 

@@ -15,7 +15,7 @@ import { ImageGenerationBody, ImagesResponse, imageField } from "./schemas.js";
 export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports: ImagePorts }) {
   const { ctx } = opts.ports;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook("onRequest", requireToken(ctx, "bearer"));
+  app.addHook("onRequest", requireToken(ctx));
 
   app.post(
     "/images/generations",

@@ -20,7 +20,7 @@ export async function openAiModelRoutes(app: FastifyInstance, opts: { ctx: Gatew
   const { ctx } = opts;
   // The /v1 not-found answers belong to the images surface (same shape).
   installSurface(app, "openai", { notFound: false });
-  app.addHook("onRequest", requireToken(ctx, "bearer"));
+  app.addHook("onRequest", requireToken(ctx));
   installInputBounds(app, ctx.config.bodies.chat);
 
   app.get(

@@ -24,7 +24,7 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: Gatew
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   // The /v1 not-found answers belong to the images surface (same shape); errors here are ours.
   installSurface(app, "openai", { notFound: false });
-  app.addHook("onRequest", requireToken(ctx, "bearer"));
+  app.addHook("onRequest", requireToken(ctx));
   installInputBounds(app, ctx.config.bodies.chat);
   // Images given by URL are fetched by the gateway, under the same SSRF guard as the images surface.
   const fetcher = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
