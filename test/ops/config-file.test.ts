@@ -167,7 +167,7 @@ describe("config file", () => {
     const covered = new Set([...Object.keys(ENV_OF_SETTING), ...Object.keys(SECRET_SETTINGS), ...FILE_ONLY_SETTINGS]);
     // A setting listed here needs its environment variable in ENV_OF_SETTING (src/config-file.ts).
     expect(leaves.filter((l) => !covered.has(l))).toEqual([]);
-    const source = readFileSync(new URL("../../src/config.ts", import.meta.url), "utf8");
+    const source = readFileSync(new URL("../../src/config-defaults.ts", import.meta.url), "utf8");
     for (const name of [...Object.values(ENV_OF_SETTING), ...Object.values(SECRET_SETTINGS)]) {
       expect(source, name).toMatch(new RegExp(`\\b${name}\\b`));
     }
