@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
-import type { GatewayContext } from "../../context.js";
 import { type AuthKind, routeAreaOf } from "../route-table.js";
 
 type Security = Record<string, string[]>[];
@@ -126,8 +125,7 @@ function splitContentMethods(document: Record<string, unknown>): Record<string, 
  * OpenAPI 3.1 at /openapi.json, generated from the route schemas, and interactive docs at /docs.
  * Registered on the root instance before any surface, so it sees every route added after it.
  */
-export async function registerApiDocs(app: FastifyInstance, ctx: GatewayContext): Promise<void> {
-  const publicBase = ctx.config.publicBaseUrl;
+export async function registerApiDocs(app: FastifyInstance, publicBase: string | null): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
