@@ -3,6 +3,7 @@ import { adminKeyMatches } from "../../auth/admin-key.js";
 import { bearerKey } from "../../auth/credentials.js";
 import { GatewayError } from "../../core/errors.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import type { AdminDeps } from "./admin-deps.js";
 import type { AdminStores } from "./admin-stores.js";
@@ -12,7 +13,7 @@ import { userAdminRoutes } from "./users.js";
 /** The operator API under /api/admin, authorised by the admin key (Bearer or x-admin-key). */
 export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps }) {
   const { deps } = opts;
-  installSurface(app, "envelope");
+  installSurface(app, errorShapeOf(app.prefix));
   installInputBounds(app, deps.config.bodies.admin);
   app.addHook("onRequest", async (request: FastifyRequest, _reply: FastifyReply) => {
     // Guessing the admin key is slowed like guessing tokens: a wrong key counts against the

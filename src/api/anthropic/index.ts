@@ -11,6 +11,7 @@ import { chatReference, clientGone } from "../chat/call.js";
 import { CHAT_CHANNEL_TYPES, type ChatSurfaceDeps, chatRelayDeps } from "../chat/relay-deps.js";
 import { SseWriter } from "../chat/sse-writer.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { anthropicMessage } from "./answer.js";
 import { CountTokensAnswer, MessageAnswer } from "./answer-schemas.js";
@@ -25,7 +26,7 @@ import { AnthropicEventSink } from "./stream-sink.js";
 export async function anthropicRoutes(base: FastifyInstance, opts: { deps: ChatSurfaceDeps }) {
   const { deps } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  installSurface(app, "anthropic");
+  installSurface(app, errorShapeOf(app.prefix));
   app.addHook("onRequest", requireToken(deps));
   installInputBounds(app, deps.config.bodies.chat);
   const fetcher = new GuardedFetcher({ allowPrivate: deps.config.images.allowPrivateUrls });

@@ -7,6 +7,7 @@ import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { countContentTokens, geminiModelRoutes } from "./models.js";
 import { type ContentSurfaceDeps, contentRelayDeps } from "./relay-deps.js";
@@ -58,7 +59,7 @@ function clientGone(reply: FastifyReply): AbortSignal {
 export async function geminiRoutes(base: FastifyInstance, opts: { deps: ContentSurfaceDeps }) {
   const { deps } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  installSurface(app, "google");
+  installSurface(app, errorShapeOf(app.prefix));
   const relay = contentRelayDeps(deps, deps.logger);
   app.addHook("onRequest", requireToken(deps));
   // Whatever the content type says, the body must be JSON (Google's API reads it so too).

@@ -4,6 +4,7 @@ import { LocalBlobStore } from "../../blobs/local-blob-store.js";
 import { ByteBudget } from "../../net/byte-budget.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { imageFileRoutes } from "./files.js";
 import type { ImageSurfaceDeps } from "./generation-ports.js";
@@ -14,7 +15,7 @@ import { imageGenerationRoutes } from "./generations.js";
  * token, and the stored images, served without credentials at unguessable paths.
  */
 export async function imageRoutes(app: FastifyInstance, opts: { deps: ImageSurfaceDeps }) {
-  installSurface(app, "openai");
+  installSurface(app, errorShapeOf(app.prefix));
   const { deps } = opts;
   installInputBounds(app, deps.config.bodies.images);
   const blobs = new LocalBlobStore(path.join(deps.config.dataDir, "blobs", "images"));

@@ -5,6 +5,7 @@ import { GatewayError } from "../../core/errors.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";
 import { ModelList, ModelObject } from "../openai-chat/answer-schemas.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { type ModelCatalogDeps, modelsForToken } from "./catalog.js";
 
@@ -22,7 +23,7 @@ export type ModelListDeps = TokenAuthDeps & ModelCatalogDeps & { config: Pick<Co
 export async function openAiModelRoutes(app: FastifyInstance, opts: { deps: ModelListDeps }) {
   const { deps } = opts;
   // The /v1 not-found answers belong to the images surface (same shape).
-  installSurface(app, "openai", { notFound: false });
+  installSurface(app, errorShapeOf(app.prefix), { notFound: false });
   app.addHook("onRequest", requireToken(deps));
   installInputBounds(app, deps.config.bodies.chat);
 

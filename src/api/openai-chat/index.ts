@@ -10,6 +10,7 @@ import { chatReference, clientGone } from "../chat/call.js";
 import { type ChatSurfaceDeps, chatRelayDeps } from "../chat/relay-deps.js";
 import { SseWriter } from "../chat/sse-writer.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { chatCompletion } from "./answer.js";
 import { ChatCompletionAnswer } from "./answer-schemas.js";
@@ -22,7 +23,7 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { deps: Chat
   const { deps } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   // The /v1 not-found answers belong to the images surface (same shape); errors here are ours.
-  installSurface(app, "openai", { notFound: false });
+  installSurface(app, errorShapeOf(app.prefix), { notFound: false });
   app.addHook("onRequest", requireToken(deps));
   installInputBounds(app, deps.config.bodies.chat);
   // Images given by URL are fetched by the gateway, under the same SSRF guard as the images surface.
