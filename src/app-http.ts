@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { sendError, surfaceOfUrl } from "./api/surfaces.js";
+import { errorShapeOf } from "./api/route-table.js";
+import { sendError } from "./api/surfaces.js";
 import type { Config } from "./config.js";
 import { GatewayError } from "./core/errors.js";
 import { newRequestId } from "./core/ids.js";
@@ -34,7 +35,7 @@ export function createHttpServer(config: Config, logger: FastifyBaseLogger) {
     frameworkErrors: (error, request, reply) => {
       const message =
         error.code === "FST_ERR_MAX_PARAM_LENGTH" ? "A path parameter is too long." : "The URL is malformed.";
-      void sendError(reply, surfaceOfUrl(request.url), new GatewayError("GW_ERR_BAD_REQUEST", message));
+      void sendError(reply, errorShapeOf(request.url), new GatewayError("GW_ERR_BAD_REQUEST", message));
     },
     forceCloseConnections: "idle",
     // Limits on what a client sends; none on the answer, so a slow stream to a reading client runs on.

@@ -2,7 +2,6 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERRORS, type ErrorName, GatewayError, isGatewayError } from "../core/errors.js";
 import { isStoreBusy } from "../store/busy.js";
 import { type Surface, withErrorResponses } from "./error-schemas.js";
-import { errorShapeOf } from "./route-table.js";
 
 export type { Surface };
 
@@ -174,9 +173,4 @@ export function installSurface(app: FastifyInstance, surface: Surface, options: 
       new GatewayError("GW_ERR_ROUTE_NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}.`),
     ),
   );
-}
-
-/** The surface a raw URL belongs to, for errors raised before any route matched. */
-export function surfaceOfUrl(url: string): Surface {
-  return errorShapeOf(url);
 }
