@@ -1,35 +1,20 @@
-import { randomUUID } from "node:crypto";
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import pino from "pino";
-import { adminRoutes } from "./api/admin/index.js";
-import { anthropicRoutes } from "./api/anthropic/index.js";
-import { registerApiDocs } from "./api/docs/index.js";
-import { geminiRoutes } from "./api/gemini/index.js";
-import { imageRoutes } from "./api/images/index.js";
-import { openAiModelRoutes } from "./api/models/index.js";
-import { openAiChatRoutes } from "./api/openai-chat/index.js";
-import { opsRoutes } from "./api/ops/index.js";
-import { installSurface, sendError, surfaceOfUrl } from "./api/surfaces.js";
-import { taskRoutes } from "./api/tasks/index.js";
-import { adminKeyHashSource, resolveAdminKeyHash } from "./auth/admin-key.js";
+import { createHttpServer, trackHandlers } from "./app-http.js";
+import { buildServices, type GatewayServices } from "./app-services.js";
+import { registerSurfaces } from "./app-surfaces.js";
+import { resolveAdminKeyHash } from "./auth/admin-key.js";
 import { Authenticator } from "./auth/authenticator.js";
+import type { BackgroundService } from "./background-service.js";
 import type { Config } from "./config.js";
 import { applyConfiguredCatalog } from "./config-file.js";
-import type { BackgroundService, GatewayContext } from "./context.js";
-import { GatewayError } from "./core/errors.js";
-import { newRequestId } from "./core/ids.js";
 import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
 import { RedisChangeBus } from "./events/redis-change-bus.js";
 import { ExpiredKeysSweeper } from "./idempotency/expired-keys-sweeper.js";
-import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
-import { RateLimits } from "./limits/rate-limits.js";
-import { AccessLogController, loggerOptions } from "./logger.js";
-import { createGatewayMetrics, installRequestMetrics, quotaObserver } from "./metrics/index.js";
+import { loggerOptions } from "./logger.js";
+import { createGatewayMetrics, installRequestMetrics } from "./metrics/index.js";
 import { installBodyIdleTimeout } from "./net/body-idle-timeout.js";
-import { ChannelHealth } from "./routing/channel-health.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
-import { ChannelSlots } from "./routing/channel-slots.js";
 import {
   explainListenFailure,
   explainPostgresFailure,
@@ -40,11 +25,8 @@ import {
 import { Channels } from "./store/channels.js";
 import { Charges } from "./store/charges.js";
 import { openStore } from "./store/database.js";
-import { IdempotencyKeyRows } from "./store/idempotency-keys.js";
-import { Ledger } from "./store/ledger.js";
 import { migrateToLatest } from "./store/migrate.js";
 import { PriceBook } from "./store/prices.js";
-import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
 import { Settings } from "./store/settings.js";
 import { countTasksByState } from "./store/task-counts.js";
 import { Tokens } from "./store/tokens.js";
@@ -53,9 +35,12 @@ import { registerWebhookServices } from "./webhooks/index.js";
 import type { ChargeReaper } from "./workers/charge-reaper.js";
 import { registerTaskServices } from "./workers/index.js";
 
+export type { GatewayServices };
+
 export interface Gateway {
   app: FastifyInstance;
-  ctx: GatewayContext;
+  /** The gateway's services (tests and the command line reach the store, ledger and caches here). */
+  ctx: GatewayServices;
   /** Closes overdue open charges (runs as a background service; tests call it with their own clock). */
   chargeReaper: ChargeReaper;
   /** The admin key generated on this start (first start without ADMIN_KEY), else null. */
@@ -75,8 +60,6 @@ export interface GatewayOptions {
   logStream?: NodeJS.WritableStream;
   bus?: ChangeBus;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole gateway: store (migrated), caches, surfaces and background services. */
 export async function buildGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
@@ -99,44 +82,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   // pino's own destination: lines are buffered while a write is under way and written to stdout
   // asynchronously (flushed at exit), so a busy gateway pays one write for many lines.
   const logger = pino(loggerOptions(config.logLevel), options.logStream ?? pino.destination({ dest: 1, sync: false }));
-  const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
-    logController: new AccessLogController(),
-    bodyLimit: config.bodyLimitBytes,
-    // A hop count trusts that many proxies nearest to the gateway.
-    trustProxy:
-      typeof config.trustProxy === "number"
-        ? (
-            (hops: number) => (_addr: string, i: number) =>
-              i < hops
-          )(config.trustProxy)
-        : config.trustProxy,
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : newRequestId();
-    },
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
-    return503OnClosing: true,
-    // Long model names and task ids fit; longer path parameters are refused as a bad URL.
-    routerOptions: { maxParamLength: 500 },
-    // Errors raised before routing (a malformed URL, a parameter too long) in the surface's shape.
-    frameworkErrors: (error, request, reply) => {
-      const message =
-        error.code === "FST_ERR_MAX_PARAM_LENGTH" ? "A path parameter is too long." : "The URL is malformed.";
-      void sendError(reply, surfaceOfUrl(request.url), new GatewayError("GW_ERR_BAD_REQUEST", message));
-    },
-    forceCloseConnections: "idle",
-    // Limits on what a client sends; none on the answer, so a slow stream to a reading client runs on.
-    requestTimeout: config.http.requestTimeoutMs,
-    keepAliveTimeout: config.http.keepAliveTimeoutMs,
-    connectionTimeout: 0,
-    http: {
-      headersTimeout: config.http.headersTimeoutMs,
-      requestTimeout: config.http.requestTimeoutMs,
-      keepAliveTimeout: config.http.keepAliveTimeoutMs,
-      connectionsCheckingInterval: config.http.checkIntervalMs,
-    },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = createHttpServer(config, logger as FastifyBaseLogger);
 
   // Prices, group ratios and channel seeds from the config file, before any cache is filled.
   const catalog = await applyConfiguredCatalog(store, config);
@@ -170,90 +116,33 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   };
   const unsubscribe = bus.subscribe(dropCaches);
 
-  const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const stopping = new AbortController();
-  const ctx: GatewayContext = {
+  const ctx = buildServices({
     config,
     store,
     logger: app.log,
-    ledger: Ledger.forStore(store, quotaObserver(metrics), {
-      instance: config.instanceName,
-      openMs: config.charges.openMs,
-    }),
+    metrics,
     users,
     tokens,
     channels,
     prices,
     auth,
     bus,
-    metrics,
-    limits: new RateLimits(
-      {
-        requestsPerMinute: config.limits.requestsPerMinute,
-        authFailuresPerMinute: config.limits.authFailuresPerMinute,
-        keyPrefix: config.redisKeyPrefix,
-      },
-      redisBus?.client ?? null,
-    ),
-    health: new ChannelHealth(
-      channels,
-      () => announceChannels(),
-      {
-        afterFailures: config.routing.disableAfterFailures,
-        minUsers: config.routing.disableMinUsers,
-        windowMs: config.routing.failureWindowMs,
-      },
-      app.log,
-    ),
-    slots: new ChannelSlots(config.routing.slotWaitMs),
-    idempotency: new IdempotencyKeys(new IdempotencyKeyRows(store.db), {
-      ...DEFAULT_IDEMPOTENCY,
-      leaseMs: config.idempotency.leaseMs,
-      waitMs: config.idempotency.waitMs,
-      owner: instanceId,
-    }),
-    requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
-      app.log.warn({ err }, "a request log row was dropped"),
-    ),
-    adminKeyHash: adminKeyHashSource(new Settings(store.db), config.adminKey, adminKeyHash),
-    instanceId,
-    publicBaseUrl: () => (config.publicBaseUrl ?? listenUrl).replace(/\/+$/, ""),
-    announce: async (topic) => {
-      dropCaches(topic);
-      await bus.publish(topic);
-    },
+    redis: redisBus?.client ?? null,
+    adminKeyHash,
+    dropCaches,
+    listenUrl: () => listenUrl,
     stopping: stopping.signal,
     addService: (service) => {
       services.push(service);
     },
-  };
+  });
 
   // The request log is written by every role that serves requests, so it runs for all roles.
   const requestLogs = ctx.requestLogs;
-  async function announceChannels() {
-    await ctx.announce("channels");
-  }
-  ctx.addService(new ChannelProbe(channels, announceChannels, config.routing.probeIntervalMs, app.log));
+  ctx.addService(new ChannelProbe(channels, () => ctx.announce("channels"), config.routing.probeIntervalMs, app.log));
 
-  // Every route handler's promise, so that a stop waits for what a handler still does after its
-  // client is gone (a cut stream settles what it produced) before the store closes.
-  const inFlight = new Set<Promise<unknown>>();
-  app.addHook("onRoute", (route) => {
-    const handler = route.handler;
-    route.handler = function tracked(this: FastifyInstance, request, reply) {
-      const result: unknown = handler.call(this, request, reply);
-      if (result instanceof Promise) {
-        const settled = result.then(
-          () => undefined,
-          () => undefined,
-        );
-        inFlight.add(settled);
-        void settled.then(() => inFlight.delete(settled));
-      }
-      return result;
-    } as typeof handler;
-  });
-
+  const inFlight = trackHandlers(app);
   app.decorateRequest("principal", null);
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("x-request-id", request.id);
@@ -262,18 +151,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
 
   installRequestMetrics(app, metrics);
   installBodyIdleTimeout(app, config.http.bodyIdleTimeoutMs);
-  // Before any surface: the OpenAPI generator sees only routes added after it.
-  await registerApiDocs(app, ctx);
-  // Anything outside a surface (unknown paths at the root) answers in the envelope shape.
-  installSurface(app, "envelope");
-  await app.register(opsRoutes, { ctx });
-  await app.register(adminRoutes, { ctx, prefix: "/api/admin" });
-  await app.register(taskRoutes, { ctx });
-  await app.register(imageRoutes, { ctx, prefix: "/v1" });
-  await app.register(openAiChatRoutes, { ctx, prefix: "/v1" });
-  await app.register(anthropicRoutes, { ctx, prefix: "/v1/messages" });
-  await app.register(openAiModelRoutes, { ctx, prefix: "/v1" });
-  await app.register(geminiRoutes, { ctx, prefix: "/v1beta" });
+  await registerSurfaces(app, ctx);
   const chargeReaper = registerTaskServices(ctx);
   registerWebhookServices(ctx);
   ctx.addService(new ExpiredKeysSweeper(ctx.idempotency, app.log));

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Principal } from "../auth/authenticator.js";
+import type { Authenticator, Principal } from "../auth/authenticator.js";
 import { anthropicKey, bearerKey, googleKey } from "../auth/credentials.js";
-import type { GatewayContext } from "../context.js";
 import { GatewayError } from "../core/errors.js";
+import type { RateLimits } from "../limits/rate-limits.js";
+import type { GatewayMetrics } from "../metrics/registry.js";
+import { routeAreaOf } from "./route-table.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -13,34 +15,42 @@ declare module "fastify" {
 
 export type Carrier = "bearer" | "google" | "anthropic";
 
-/** The surface a path belongs to, as a metrics label. */
-function surfaceOf(url: string): string {
-  if (url.startsWith("/v1beta/")) return "content";
-  if (url.startsWith("/v1/chat/") || url.startsWith("/v1/messages")) return "chat";
-  if (url.startsWith("/v1/")) return "images";
-  if (url.startsWith("/audioa/") || url.startsWith("/audiob/")) return "tasks";
-  return "other";
+/** What the token check uses. */
+export interface TokenAuthDeps {
+  auth: Authenticator;
+  limits: RateLimits;
+  metrics: Pick<GatewayMetrics, "rateLimited">;
 }
 
-/** An onRequest hook that authenticates the caller with the surface's credential carriers. */
-export function requireToken(ctx: GatewayContext, carrier: Carrier) {
+/** The token carrier of a URL's area in the route table. */
+function carrierOf(url: string): Carrier {
+  const auth = routeAreaOf(url)?.auth;
+  if (auth === "bearer" || auth === "google" || auth === "anthropic") return auth;
+  throw new Error(`the route table gives ${url} no token carrier`);
+}
+
+/**
+ * An onRequest hook that authenticates the caller with the token carrier the route table gives
+ * the request's path (or the given one).
+ */
+export function requireToken(deps: TokenAuthDeps, carrier?: Carrier) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
-    const key =
-      carrier === "bearer" ? bearerKey(request) : carrier === "anthropic" ? anthropicKey(request) : googleKey(request);
+    const by = carrier ?? carrierOf(request.url);
+    const key = by === "bearer" ? bearerKey(request) : by === "anthropic" ? anthropicKey(request) : googleKey(request);
     try {
       try {
-        request.principal = await ctx.auth.authenticate(key, request.ip);
+        request.principal = await deps.auth.authenticate(key, request.ip);
       } catch (err) {
         // A bad key counts against the client's address (as resolved through trusted proxies);
         // an address over the limit gets 429 for every bad key. A valid key is never slowed down,
         // whatever others behind the same address do.
-        if (err instanceof GatewayError && err.status === 401) await ctx.limits.failAuthentication(request.ip);
+        if (err instanceof GatewayError && err.status === 401) await deps.limits.failAuthentication(request.ip);
         throw err;
       }
-      await ctx.limits.consumeRequest(request.principal.tokenId);
+      await deps.limits.consumeRequest(request.principal.tokenId);
     } catch (err) {
       if (err instanceof GatewayError && err.status === 429)
-        ctx.metrics.rateLimited.inc({ surface: surfaceOf(request.url) });
+        deps.metrics.rateLimited.inc({ surface: routeAreaOf(request.url)?.surface ?? "other" });
       throw err;
     }
   };

@@ -174,11 +174,3 @@ export function installSurface(app: FastifyInstance, surface: Surface, options: 
     ),
   );
 }
-
-/** The surface a raw URL belongs to, for errors raised before any route matched. */
-export function surfaceOfUrl(url: string): Surface {
-  if (url.startsWith("/v1beta/") || url === "/v1beta") return "google";
-  if (url === "/v1/messages" || url.startsWith("/v1/messages/") || url.startsWith("/v1/messages?")) return "anthropic";
-  if (url.startsWith("/v1/") || url === "/v1") return "openai";
-  return "envelope";
-}

@@ -1,4 +1,7 @@
 /** Channels: the upstream accounts operators configure, as every layer sees them. */
+import type { ChannelSettings } from "./channel-settings.js";
+
+export type { ChannelSettings };
 
 export const CHANNEL_TYPES = [
   "task-relay",
@@ -9,21 +12,6 @@ export const CHANNEL_TYPES = [
   "anthropic",
 ] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
-
-/** Per-channel knobs; every one optional, the adapter applies its default. */
-export interface ChannelSettings {
-  /** Whole-call timeout for one upstream request (ms). */
-  timeoutMs?: number;
-  connectTimeoutMs?: number;
-  /** Time allowed until the first byte of the upstream answer (ms). */
-  firstByteTimeoutMs?: number;
-  /** Most ids in one poll call (task-relay). */
-  batchSize?: number;
-  /** Most upstream calls in flight at once on this channel. */
-  concurrency?: number;
-  /** Path word in front of /submit and /fetch (task-relay); default the family word. */
-  prefix?: string;
-}
 
 /** A channel as the rest of the gateway sees it (JSON columns parsed). Holds the secret key. */
 export interface Channel {

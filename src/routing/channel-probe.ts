@@ -46,7 +46,12 @@ function probeCall(channel: Channel): {
 /** True when the upstream answered and did not refuse the key or fail on its side. */
 export async function probeChannel(channel: Channel, timeoutMs = 5000): Promise<boolean> {
   try {
-    const res = await callUpstream({ ...probeCall(channel), timeoutMs, firstByteTimeoutMs: timeoutMs });
+    const res = await callUpstream({
+      ...probeCall(channel),
+      connectTimeoutMs: channel.settings.connectTimeoutMs,
+      timeoutMs,
+      firstByteTimeoutMs: timeoutMs,
+    });
     await res.body.dump();
     return res.statusCode < 500 && res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode !== 429;
   } catch {

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import type { Channel, ChannelInput, ChannelType } from "../core/channel.js";
+import { readChannelSettings } from "../core/channel-settings.js";
 import { unixNow } from "../core/ids.js";
 import type { ChannelsTable, Database } from "./schema.js";
 
@@ -18,7 +19,7 @@ function toChannel(row: Selectable<ChannelsTable>): Channel {
     priceRatio: Number(row.price_ratio),
     status: row.status,
     statusReason: row.status_reason,
-    settings: JSON.parse(row.settings),
+    settings: readChannelSettings(JSON.parse(row.settings)),
     failureCount: Number(row.failure_count),
     lastError: row.last_error,
     lastErrorAt: row.last_error_at === null ? null : Number(row.last_error_at),

@@ -2,13 +2,34 @@ import { Agent, type Dispatcher, errors, request } from "undici";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
 import { withoutSecret } from "./secret-scrub.js";
 
-/** One keep-alive connection pool for every upstream call. */
-export const upstreamAgent = new Agent({
-  keepAliveTimeout: 30_000,
-  keepAliveMaxTimeout: 120_000,
-  connections: 512,
-  connect: { timeout: 10_000 },
-});
+/** Time allowed to open a connection when the channel sets no `connectTimeoutMs`. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+function keepAliveAgent(connectTimeoutMs: number): Agent {
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 120_000,
+    connections: 512,
+    connect: { timeout: connectTimeoutMs },
+  });
+}
+
+/**
+ * Keep-alive connection pools for upstream calls, one per connect timeout in use: channels that
+ * set none (or the same one) share a pool. The connect timeout is a setting of the pool in undici,
+ * so a channel's `connectTimeoutMs` picks its pool.
+ */
+const agents = new Map<number, Agent>([[DEFAULT_CONNECT_TIMEOUT_MS, keepAliveAgent(DEFAULT_CONNECT_TIMEOUT_MS)]]);
+
+function agentFor(connectTimeoutMs: number | undefined): Agent {
+  const timeout = connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  let agent = agents.get(timeout);
+  if (!agent) {
+    agent = keepAliveAgent(timeout);
+    agents.set(timeout, agent);
+  }
+  return agent;
+}
 
 export interface UpstreamCall {
   method: "GET" | "POST";
@@ -17,6 +38,8 @@ export interface UpstreamCall {
   /** JSON-serialisable body. */
   json?: unknown;
   signal?: AbortSignal;
+  /** Time allowed to open the connection (TCP, and TLS for https), ms; default 10 s. */
+  connectTimeoutMs?: number;
   /** Time allowed until the answer's headers arrive (first byte), ms. */
   firstByteTimeoutMs?: number;
   /** Longest silence between two body chunks, ms. */
@@ -62,7 +85,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
   try {
     return await request(call.url, {
       method: call.method,
-      dispatcher: upstreamAgent,
+      dispatcher: agentFor(call.connectTimeoutMs),
       headers: {
         ...(call.json === undefined ? {} : { "content-type": "application/json" }),
         ...call.headers,

@@ -1,6 +1,10 @@
-import type { GatewayContext } from "../context.js";
+import type { FastifyBaseLogger } from "fastify";
+import type { BackgroundService } from "../background-service.js";
+import type { Config } from "../config.js";
 import { renderTaskRecord } from "../core/tasks/record.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
+import type { Store } from "../store/database.js";
+import type { Ledger } from "../store/ledger.js";
 import { TaskStore } from "../store/tasks.js";
 import { WebhookDeliveries } from "../store/webhook-deliveries.js";
 import { WebhookDispatcher } from "./dispatcher.js";
@@ -8,18 +12,29 @@ import { WebhookDispatcher } from "./dispatcher.js";
 /** How long a dispatcher owns the deliveries it claimed: well past one attempt's timeout. */
 const LEASE_EXTRA_MS = 30_000;
 
+/** What the webhook dispatcher is built from. */
+export interface WebhookDeps {
+  config: Pick<Config, "webhooks">;
+  store: Pick<Store, "db" | "dialect">;
+  ledger: Ledger;
+  /** Unique name of this process: the owner of the deliveries it claims. */
+  instanceId: string;
+  logger: FastifyBaseLogger;
+  addService(service: BackgroundService): void;
+}
+
 /**
  * Registers the webhook dispatcher as a background service. Receivers are called through the
  * SSRF guard (private addresses only when `webhooks.allowPrivateUrls` is set), and the body is
  * the task record exactly as its owner's fetch shows it.
  */
-export function registerWebhookServices(ctx: GatewayContext): WebhookDispatcher {
-  const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
-  const { webhooks } = ctx.config;
+export function registerWebhookServices(deps: WebhookDeps): WebhookDispatcher {
+  const store = new TaskStore(deps.store.db, deps.ledger, deps.store.dialect);
+  const { webhooks } = deps.config;
   const dispatcher = new WebhookDispatcher({
-    deliveries: new WebhookDeliveries(ctx.store.db, ctx.store.dialect === "postgres"),
-    instanceId: ctx.instanceId,
-    logger: ctx.logger,
+    deliveries: new WebhookDeliveries(deps.store.db, deps.store.dialect === "postgres"),
+    instanceId: deps.instanceId,
+    logger: deps.logger,
     fetcher: new GuardedFetcher({ allowPrivate: webhooks.allowPrivateUrls }),
     settings: {
       tickMs: webhooks.tickMs,
@@ -33,6 +48,6 @@ export function registerWebhookServices(ctx: GatewayContext): WebhookDispatcher 
       return row ? renderTaskRecord(row) : null;
     },
   });
-  ctx.addService(dispatcher);
+  deps.addService(dispatcher);
   return dispatcher;
 }

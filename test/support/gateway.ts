@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { settingsView } from "../../src/api/admin/views.js";
 import { buildGateway, type Gateway } from "../../src/app.js";
 import { type ConfigOverrides, loadConfig } from "../../src/config.js";
 import type { ChannelInput } from "../../src/core/channel.js";
+import { settingsToApi } from "../../src/core/channel-settings.js";
 import type { NewToken } from "../../src/store/tokens.js";
 import { createTestDatabase } from "./postgres.js";
 
@@ -125,7 +125,7 @@ export async function startTestGateway(
         priority: input.priority,
         weight: input.weight,
         price_ratio: input.priceRatio,
-        settings: input.settings === undefined ? undefined : settingsView(input.settings),
+        settings: input.settings === undefined ? undefined : settingsToApi(input.settings),
       });
       if (res.status !== 200) throw new Error(`create channel: ${JSON.stringify(res.body)}`);
       return res.body.data.id as number;

@@ -1,10 +1,11 @@
 import type { Static } from "@sinclair/typebox";
 import type { ChannelInput } from "../../core/channel.js";
+import { settingsFromApi } from "../../core/channel-settings.js";
 import { GatewayError } from "../../core/errors.js";
 import type { PriceKind } from "../../store/prices.js";
 import { type AdminStores, assertSameIdentity, notFound } from "./admin-stores.js";
 import type { CreateChannelBody, SetPriceBody, UpdateChannelBody, UpdatePriceBody } from "./schemas.js";
-import { ChannelView, channelView, PriceView, priceView, storedSettings, writableFields } from "./views.js";
+import { ChannelView, channelView, PriceView, priceView, writableFields } from "./views.js";
 
 /** Channels, prices and group ratios as operators manage them, over HTTP and from the command line. */
 
@@ -23,7 +24,7 @@ function channelInput(b: ChannelFields): Partial<ChannelInput> {
     weight: b.weight,
     priceRatio: b.price_ratio,
     status: b.status,
-    settings: b.settings === undefined ? undefined : storedSettings(b.settings),
+    settings: b.settings === undefined ? undefined : settingsFromApi(b.settings),
   };
 }
 

@@ -1,8 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type TProperties, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { GatewayContext } from "../../context.js";
-import { listTasks, listWebhookDeliveries } from "../../store/operator-lists.js";
+import type { OperatorLists } from "./admin-deps.js";
 import type { AdminStores } from "./admin-stores.js";
 import * as ops from "./catalog-operations.js";
 import { AdminTaskView, WebhookDeliveryView } from "./record-views.js";
@@ -26,8 +25,8 @@ const Deleted = (identity: TProperties) =>
 const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 
 /** Channels (never with their key), prices, group ratios, and the task and webhook views. */
-export async function channelAdminRoutes(base: FastifyInstance, opts: { ctx: GatewayContext; stores: AdminStores }) {
-  const { ctx, stores: s } = opts;
+export async function channelAdminRoutes(base: FastifyInstance, opts: { lists: OperatorLists; stores: AdminStores }) {
+  const { lists, stores: s } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const id = (params: { id: string }) => Number(params.id);
 
@@ -129,7 +128,7 @@ export async function channelAdminRoutes(base: FastifyInstance, opts: { ctx: Gat
   app.get(
     "/group-ratios",
     { schema: { summary: "List group ratios", response: answers(Type.Array(GroupRatioView)) } },
-    async () => ok(await ctx.prices.listGroupRatios()),
+    async () => ok(await s.prices.listGroupRatios()),
   );
 
   app.put(
@@ -156,7 +155,7 @@ export async function channelAdminRoutes(base: FastifyInstance, opts: { ctx: Gat
     },
     async (request) => {
       const q = request.query;
-      const rows = await listTasks(ctx.store.db, {
+      const rows = await lists.tasks({
         userId: q.user_id === undefined ? undefined : Number(q.user_id),
         status: q.status,
         platform: q.platform,
@@ -199,7 +198,7 @@ export async function channelAdminRoutes(base: FastifyInstance, opts: { ctx: Gat
     },
     async (request) => {
       const q = request.query;
-      const rows = await listWebhookDeliveries(ctx.store.db, {
+      const rows = await lists.webhookDeliveries({
         userId: q.user_id === undefined ? undefined : Number(q.user_id),
         taskId: q.task_id,
         status: q.status,

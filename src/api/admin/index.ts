@@ -1,38 +1,39 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { adminKeyMatches } from "../../auth/admin-key.js";
 import { bearerKey } from "../../auth/credentials.js";
-import type { GatewayContext } from "../../context.js";
 import { GatewayError } from "../../core/errors.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
+import type { AdminDeps } from "./admin-deps.js";
 import type { AdminStores } from "./admin-stores.js";
 import { channelAdminRoutes } from "./channels.js";
 import { userAdminRoutes } from "./users.js";
 
 /** The operator API under /api/admin, authorised by the admin key (Bearer or x-admin-key). */
-export async function adminRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
-  const { ctx } = opts;
-  installSurface(app, "envelope");
-  installInputBounds(app, ctx.config.bodies.admin);
+export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps }) {
+  const { deps } = opts;
+  installSurface(app, errorShapeOf(app.prefix));
+  installInputBounds(app, deps.config.bodies.admin);
   app.addHook("onRequest", async (request: FastifyRequest, _reply: FastifyReply) => {
     // Guessing the admin key is slowed like guessing tokens: a wrong key counts against the
     // address and, over the limit, is answered 429. The right key always passes.
     const header = request.headers["x-admin-key"];
     const presented = typeof header === "string" ? header : bearerKey(request);
-    if (!adminKeyMatches(presented, await ctx.adminKeyHash())) {
-      await ctx.limits.failAuthentication(request.ip);
+    if (!adminKeyMatches(presented, await deps.adminKeyHash())) {
+      await deps.limits.failAuthentication(request.ip);
       throw new GatewayError("GW_ERR_ADMIN_UNAUTHENTICATED");
     }
   });
   const stores: AdminStores = {
-    users: ctx.users,
-    tokens: ctx.tokens,
-    channels: ctx.channels,
-    prices: ctx.prices,
-    ledger: ctx.ledger,
-    allowPrivateWebhooks: ctx.config.webhooks.allowPrivateUrls,
-    announce: ctx.announce,
+    users: deps.users,
+    tokens: deps.tokens,
+    channels: deps.channels,
+    prices: deps.prices,
+    ledger: deps.ledger,
+    allowPrivateWebhooks: deps.config.webhooks.allowPrivateUrls,
+    announce: deps.announce,
   };
   await app.register(userAdminRoutes, { stores });
-  await app.register(channelAdminRoutes, { ctx, stores });
+  await app.register(channelAdminRoutes, { lists: deps.operatorLists, stores });
 }

@@ -1,5 +1,6 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from "@sinclair/typebox";
-import { CHANNEL_TYPES, type Channel, type ChannelSettings } from "../../core/channel.js";
+import { CHANNEL_TYPES, type Channel } from "../../core/channel.js";
+import { ChannelSettingsApiSchema, settingsToApi } from "../../core/channel-settings.js";
 import type { PriceRow } from "../../store/prices.js";
 import type { TokenRow } from "../../store/tokens.js";
 import type { UserRow } from "../../store/users.js";
@@ -145,40 +146,6 @@ export const CreatedTokenView = Type.Object(
 
 // ---- channels ----
 
-export const ChannelSettingsSchema = Type.Object(
-  {
-    timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
-    connect_timeout_ms: Type.Optional(Type.Integer({ minimum: 50, maximum: 600_000 })),
-    first_byte_timeout_ms: Type.Optional(Type.Integer({ minimum: 50, maximum: 3_600_000 })),
-    batch_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: "poll ids per call" })),
-    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    prefix: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "task-relay path word" })),
-  },
-  { additionalProperties: false },
-);
-type SettingsView = Static<typeof ChannelSettingsSchema>;
-
-const SETTING_NAMES: [keyof SettingsView, keyof ChannelSettings][] = [
-  ["timeout_ms", "timeoutMs"],
-  ["connect_timeout_ms", "connectTimeoutMs"],
-  ["first_byte_timeout_ms", "firstByteTimeoutMs"],
-  ["batch_size", "batchSize"],
-  ["concurrency", "concurrency"],
-  ["prefix", "prefix"],
-];
-
-export function settingsView(s: ChannelSettings): SettingsView {
-  const out: Record<string, unknown> = {};
-  for (const [api, stored] of SETTING_NAMES) if (s[stored] !== undefined) out[api] = s[stored];
-  return out as SettingsView;
-}
-
-export function storedSettings(s: SettingsView): ChannelSettings {
-  const out: Record<string, unknown> = {};
-  for (const [api, stored] of SETTING_NAMES) if (s[api] !== undefined) out[stored] = s[api];
-  return out as ChannelSettings;
-}
-
 /** A channel's fields that an operator sets (besides its write-only key). */
 export const channelWritable = {
   name: Name,
@@ -193,7 +160,7 @@ export const channelWritable = {
   status: Type.Union([Type.Literal("enabled"), Type.Literal("disabled"), Type.Literal("auto_disabled")], {
     description: "`auto_disabled` is set by the gateway after repeated failures",
   }),
-  settings: ChannelSettingsSchema,
+  settings: ChannelSettingsApiSchema,
 };
 
 /** The upstream key: taken on creation and change, never shown. */
@@ -232,7 +199,7 @@ export function channelView(c: Channel): ChannelView {
     weight: c.weight,
     price_ratio: c.priceRatio,
     status: c.status as ChannelView["status"],
-    settings: settingsView(c.settings),
+    settings: settingsToApi(c.settings),
     status_reason: c.statusReason,
     failure_count: c.failureCount,
     last_error: c.lastError,

@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
-import type { GatewayContext } from "../../context.js";
 import { inputTokenEstimate } from "../../core/chat/estimate.js";
 import type { ChatCall } from "../../core/chat/ports.js";
 import { completeChat, streamChat } from "../../core/chat/relay.js";
@@ -9,9 +8,10 @@ import { GatewayError } from "../../core/errors.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { chatReference, clientGone } from "../chat/call.js";
-import { CHAT_CHANNEL_TYPES, chatRelayDeps } from "../chat/relay-deps.js";
+import { CHAT_CHANNEL_TYPES, type ChatSurfaceDeps, chatRelayDeps } from "../chat/relay-deps.js";
 import { SseWriter } from "../chat/sse-writer.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { anthropicMessage } from "./answer.js";
 import { CountTokensAnswer, MessageAnswer } from "./answer-schemas.js";
@@ -23,15 +23,15 @@ import { AnthropicEventSink } from "./stream-sink.js";
  * Anthropic Messages under /v1/messages, with its own not-found answers (`x-api-key` or Bearer token; `anthropic-version` and
  * `anthropic-beta` are accepted and not needed; Anthropic's error shape).
  */
-export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
-  const { ctx } = opts;
+export async function anthropicRoutes(base: FastifyInstance, opts: { deps: ChatSurfaceDeps }) {
+  const { deps } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  installSurface(app, "anthropic");
-  app.addHook("onRequest", requireToken(ctx, "anthropic"));
-  installInputBounds(app, ctx.config.bodies.chat);
-  const fetcher = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
+  installSurface(app, errorShapeOf(app.prefix));
+  app.addHook("onRequest", requireToken(deps));
+  installInputBounds(app, deps.config.bodies.chat);
+  const fetcher = new GuardedFetcher({ allowPrivate: deps.config.images.allowPrivateUrls });
   app.addHook("onClose", () => fetcher.close());
-  const deps = chatRelayDeps(ctx, ctx.logger, fetcher);
+  const relay = chatRelayDeps(deps, deps.logger, fetcher);
 
   app.post(
     "",
@@ -51,18 +51,18 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
         reference: chatReference(request),
         caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
         model: body.model,
-        request: chatRequestFromAnthropic(body, ctx.config.images.maxImageBytes),
+        request: chatRequestFromAnthropic(body, deps.config.images.maxImageBytes),
         signal: clientGone(reply),
       };
       const id = `msg_${request.id.replaceAll("-", "")}`;
       if (body.stream !== true) {
         // Written as JSON text here: the response schema documents the object, it does not reshape it.
-        const message = anthropicMessage(await completeChat(deps, call), id, body.model);
+        const message = anthropicMessage(await completeChat(relay, call), id, body.model);
         return reply.type("application/json; charset=utf-8").send(JSON.stringify(message));
       }
       const sse = new SseWriter(request, reply);
       try {
-        await streamChat(deps, call, new AnthropicEventSink(sse, { id, model: body.model }));
+        await streamChat(relay, call, new AnthropicEventSink(sse, { id, model: body.model }));
       } finally {
         sse.dispose();
       }
@@ -87,10 +87,10 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { ctx: Gatewa
       const body = request.body;
       const principal = principalOf(request);
       assertModelAllowed(principal, body.model);
-      if (!(await ctx.channels.isKnownModel(body.model, CHAT_CHANNEL_TYPES))) {
+      if (!(await deps.channels.isKnownModel(body.model, CHAT_CHANNEL_TYPES))) {
         throw new GatewayError("GW_ERR_NOT_FOUND", `model: ${body.model}`, { param: "model" });
       }
-      return { input_tokens: inputTokenEstimate(chatRequestFromAnthropic(body, ctx.config.images.maxImageBytes)) };
+      return { input_tokens: inputTokenEstimate(chatRequestFromAnthropic(body, deps.config.images.maxImageBytes)) };
     },
   );
 }

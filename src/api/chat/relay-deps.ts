@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { GatewayContext } from "../../context.js";
+import type { Config } from "../../config.js";
 import type { Channel, ChannelType } from "../../core/channel.js";
 import type { ChatImage } from "../../core/chat/canonical.js";
 import type { ChatRelayDeps, ChatUpstream } from "../../core/chat/ports.js";
@@ -11,6 +11,16 @@ import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.
 import { anthropicUpstream } from "../../upstreams/anthropic/index.js";
 import { geminiChatUpstream } from "../../upstreams/gemini/chat.js";
 import { openAiChatUpstream } from "../../upstreams/openai-chat/index.js";
+import type { TokenAuthDeps } from "../auth-hook.js";
+import type { RelayServices } from "../relay-services.js";
+
+/** What the chat surfaces (OpenAI's and Anthropic's shapes) use. */
+export type ChatSurfaceDeps = ChatRelayServices & TokenAuthDeps;
+
+/** What the chat relay is wired from. */
+export type ChatRelayServices = RelayServices & {
+  config: Pick<Config, "quotaPerUnit" | "content" | "routing" | "charges" | "images" | "bodies">;
+};
 
 /** Channel protocols that serve chat. */
 export const CHAT_CHANNEL_TYPES: readonly ChannelType[] = ["openai-chat", "anthropic", "gemini"];
@@ -40,35 +50,35 @@ function imageFetchFailure(field: string, err: unknown): GatewayError {
 
 /** Wires the chat relay to the gateway's store, price book, ledger, image fetcher and adapters. */
 export function chatRelayDeps(
-  ctx: GatewayContext,
+  deps: ChatRelayServices,
   log: FastifyBaseLogger,
   fetcher: GuardedFetcher,
 ): ChatRelayDeps<Channel> {
   return {
-    quotaPerUnit: ctx.config.quotaPerUnit,
-    modelMaxOutputTokens: ctx.config.content.defaultMaxOutputTokens,
-    maxChannelAttempts: ctx.config.routing.maxAttempts,
-    chargeOpenMs: ctx.config.charges.openMs,
-    usageRecordMs: ctx.config.charges.usageRecordMs,
+    quotaPerUnit: deps.config.quotaPerUnit,
+    modelMaxOutputTokens: deps.config.content.defaultMaxOutputTokens,
+    maxChannelAttempts: deps.config.routing.maxAttempts,
+    chargeOpenMs: deps.config.charges.openMs,
+    usageRecordMs: deps.config.charges.usageRecordMs,
     channels: {
-      candidates: (model, group) => ctx.channels.candidates(model, group, CHAT_CHANNEL_TYPES),
-      isKnownModel: (model) => ctx.channels.isKnownModel(model, CHAT_CHANNEL_TYPES),
+      candidates: (model, group) => deps.channels.candidates(model, group, CHAT_CHANNEL_TYPES),
+      isKnownModel: (model) => deps.channels.isKnownModel(model, CHAT_CHANNEL_TYPES),
       report(channel, error, userId) {
-        countUpstreamCall(ctx.metrics, channel, error);
+        countUpstreamCall(deps.metrics, channel, error);
         // Off the hot path: the answer does not wait for the channel's counters.
-        void ctx.health.report(channel, error, `user:${userId}`);
+        void deps.health.report(channel, error, `user:${userId}`);
       },
-      acquire: (channel) => ctx.slots.acquire(channel),
+      acquire: (channel) => deps.slots.acquire(channel),
     },
     prices: {
-      contentPrice: (model) => ctx.prices.contentPrice(model),
-      groupRatio: (group) => ctx.prices.groupRatio(group),
+      contentPrice: (model) => deps.prices.contentPrice(model),
+      groupRatio: (group) => deps.prices.groupRatio(group),
     },
     ledger: {
-      charge: (input) => ctx.ledger.charge(input),
-      settle: (reference, amount, note) => ctx.ledger.settle(reference, amount, note),
-      refund: (reference, note) => ctx.ledger.refund(reference, note),
-      noteUsage: (reference, seen, closeBy) => ctx.ledger.noteUsage(reference, seen, closeBy),
+      charge: (input) => deps.ledger.charge(input),
+      settle: (reference, amount, note) => deps.ledger.settle(reference, amount, note),
+      refund: (reference, note) => deps.ledger.refund(reference, note),
+      noteUsage: (reference, seen, closeBy) => deps.ledger.noteUsage(reference, seen, closeBy),
     },
     upstreamFor(channel) {
       const upstream = UPSTREAMS[channel.type];
@@ -78,8 +88,8 @@ export function chatRelayDeps(
     async fetchImage(url, field, signal): Promise<ChatImage> {
       try {
         const image = await fetchImage(fetcher, url, {
-          maxBytes: ctx.config.images.maxImageBytes,
-          timeoutMs: ctx.config.images.fetchTimeoutMs,
+          maxBytes: deps.config.images.maxImageBytes,
+          timeoutMs: deps.config.images.fetchTimeoutMs,
           signal,
         });
         return { mimeType: image.mimeType, data: image.bytes.toString("base64") };
@@ -88,7 +98,7 @@ export function chatRelayDeps(
       }
     },
     logRequest: (row) =>
-      ctx.requestLogs.log({
+      deps.requestLogs.log({
         created_at: unixNow(),
         request_id: row.requestId,
         user_id: row.userId,
@@ -104,7 +114,7 @@ export function chatRelayDeps(
         status: row.status,
         error: row.error,
       }),
-    stopping: ctx.stopping,
+    stopping: deps.stopping,
     log,
   };
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { FastifyInstance } from "fastify";
-import type { GatewayContext } from "../../context.js";
+import { type AuthKind, routeAreaOf } from "../route-table.js";
 
 type Security = Record<string, string[]>[];
 
@@ -16,20 +16,14 @@ function productVersion(): string {
   }
 }
 
-/** Which surface a path belongs to: its tag and how it is authenticated. */
-const SURFACES: { prefix: string; tag: string; security: Security }[] = [
-  { prefix: "/api/admin/", tag: "admin", security: [{ adminBearer: [] }, { adminKeyHeader: [] }] },
-  { prefix: "/audioa/", tag: "tasks", security: [{ bearerToken: [] }] },
-  { prefix: "/audiob/", tag: "tasks", security: [{ bearerToken: [] }] },
-  { prefix: "/v1/images/", tag: "images", security: [{ bearerToken: [] }] },
-  { prefix: "/v1/chat/", tag: "chat", security: [{ bearerToken: [] }] },
-  { prefix: "/v1/messages", tag: "chat", security: [{ apiKeyHeader: [] }, { bearerToken: [] }] },
-  { prefix: "/v1/models", tag: "models", security: [{ bearerToken: [] }] },
-  { prefix: "/v1beta/", tag: "content", security: [{ googApiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }] },
-];
-
-/** Routes that take no credentials: an upstream's task callback, stored images (the key is the capability). */
-const PUBLIC_PREFIXES = ["/audioa/callback/", "/audiob/callback/", "/v1/images/files/"];
+/** How the document shows each way of authenticating of the route table. */
+const SECURITY: Record<AuthKind, Security> = {
+  bearer: [{ bearerToken: [] }],
+  google: [{ googApiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }],
+  anthropic: [{ apiKeyHeader: [] }, { bearerToken: [] }],
+  "admin-key": [{ adminBearer: [] }, { adminKeyHeader: [] }],
+  none: [],
+};
 
 const TAGS = [
   { name: "tasks", description: "Asynchronous audio tasks of the families `audioa` and `audiob`: submit, then fetch." },
@@ -50,14 +44,10 @@ const TAGS = [
  */
 function tagBySurface({ schema, url }: { schema: unknown; url: string }) {
   const own = (schema ?? {}) as Record<string, unknown>;
-  const surface = SURFACES.find((s) => url.startsWith(s.prefix));
-  if (!surface) return { schema: own, url };
+  const area = routeAreaOf(url);
+  if (!area) return { schema: own, url };
   return {
-    schema: {
-      ...own,
-      tags: own.tags ?? [surface.tag],
-      security: own.security ?? (PUBLIC_PREFIXES.some((p) => url.startsWith(p)) ? [] : surface.security),
-    },
+    schema: { ...own, tags: own.tags ?? [area.surface], security: own.security ?? SECURITY[area.auth] },
     url,
   };
 }
@@ -135,8 +125,7 @@ function splitContentMethods(document: Record<string, unknown>): Record<string, 
  * OpenAPI 3.1 at /openapi.json, generated from the route schemas, and interactive docs at /docs.
  * Registered on the root instance before any surface, so it sees every route added after it.
  */
-export async function registerApiDocs(app: FastifyInstance, ctx: GatewayContext): Promise<void> {
-  const publicBase = ctx.config.publicBaseUrl;
+export async function registerApiDocs(app: FastifyInstance, publicBase: string | null): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",

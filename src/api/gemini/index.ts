@@ -1,16 +1,16 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
-import type { GatewayContext } from "../../context.js";
 import type { ContentCall } from "../../core/content/ports.js";
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { countContentTokens, geminiModelRoutes } from "./models.js";
-import { contentRelayDeps } from "./relay-deps.js";
+import { type ContentSurfaceDeps, contentRelayDeps } from "./relay-deps.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
 import { clientStreamSink } from "./stream-sink.js";
 
@@ -56,16 +56,16 @@ function clientGone(reply: FastifyReply): AbortSignal {
 }
 
 /** Gemini-native content surface under /v1beta (Google error shape). */
-export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
-  const { ctx } = opts;
+export async function geminiRoutes(base: FastifyInstance, opts: { deps: ContentSurfaceDeps }) {
+  const { deps } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  installSurface(app, "google");
-  const deps = contentRelayDeps(ctx, ctx.logger);
-  app.addHook("onRequest", requireToken(ctx, "google"));
+  installSurface(app, errorShapeOf(app.prefix));
+  const relay = contentRelayDeps(deps, deps.logger);
+  app.addHook("onRequest", requireToken(deps));
   // Whatever the content type says, the body must be JSON (Google's API reads it so too).
-  installInputBounds(app, ctx.config.bodies.content, { anyContentType: true, emptyBody: "undefined" });
+  installInputBounds(app, deps.config.bodies.content, { anyContentType: true, emptyBody: "undefined" });
 
-  await geminiModelRoutes(app, ctx);
+  await geminiModelRoutes(app, deps);
 
   app.post(
     "/models/:target",
@@ -82,7 +82,7 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
       const { model, method } = splitTarget(request.params.target);
       const principal = principalOf(request);
       assertModelAllowed(principal, model);
-      if ((method as Method) === "countTokens") return countContentTokens(ctx, model, request.body);
+      if ((method as Method) === "countTokens") return countContentTokens(deps, model, request.body);
       const call: ContentCall = {
         requestId: request.id,
         reference: billingReference(request),
@@ -94,11 +94,11 @@ export async function geminiRoutes(base: FastifyInstance, opts: { ctx: GatewayCo
       };
       if ((method as Method) === "generateContent") {
         // The upstream's own JSON text goes to the client: parsed once for billing, never re-serialised.
-        const answer = await generateContentCall(deps, call);
+        const answer = await generateContentCall(relay, call);
         return reply.type("application/json; charset=utf-8").send(answer.text);
       }
       const format = request.query.alt === "sse" ? "sse" : "json-array";
-      await streamContentCall(deps, call, clientStreamSink(request, reply, format));
+      await streamContentCall(relay, call, clientStreamSink(request, reply, format));
       return reply;
     },
   );

@@ -1,11 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { GatewayContext } from "../../context.js";
+import type { Config } from "../../config.js";
 import { estimatePromptTokens } from "../../core/content/estimate.js";
 import { GatewayError } from "../../core/errors.js";
+import type { Channels } from "../../store/channels.js";
 import { principalOf } from "../auth-hook.js";
-import { modelsForToken } from "../models/catalog.js";
+import { type ModelCatalogDeps, modelsForToken } from "../models/catalog.js";
 
 const METHODS = ["generateContent", "streamGenerateContent", "countTokens"];
 
@@ -49,8 +50,8 @@ const ListQuery = Type.Object(
 );
 
 /** The models the token may call on this surface (gemini channels with a token price). */
-async function contentModels(ctx: GatewayContext, request: Parameters<typeof principalOf>[0]): Promise<string[]> {
-  const models = await modelsForToken(ctx, principalOf(request));
+async function contentModels(deps: ModelCatalogDeps, request: Parameters<typeof principalOf>[0]): Promise<string[]> {
+  const models = await modelsForToken(deps, principalOf(request));
   return [...models.entries()].filter(([, uses]) => uses.has("content")).map(([id]) => id);
 }
 
@@ -58,9 +59,14 @@ async function contentModels(ctx: GatewayContext, request: Parameters<typeof pri
  * `GET /v1beta/models` (paged with `pageSize` and `pageToken`) and `GET /v1beta/models/{model}`:
  * exactly the models the token may call here, as Google's Model resources.
  */
-export async function geminiModelRoutes(base: FastifyInstance, ctx: GatewayContext) {
+/** What the content surface's model routes use. */
+export interface ContentModelDeps extends ModelCatalogDeps {
+  config: Pick<Config, "content">;
+}
+
+export async function geminiModelRoutes(base: FastifyInstance, deps: ContentModelDeps) {
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  const limit = ctx.config.content.defaultMaxOutputTokens;
+  const limit = deps.config.content.defaultMaxOutputTokens;
   app.get(
     "/models",
     {
@@ -71,7 +77,7 @@ export async function geminiModelRoutes(base: FastifyInstance, ctx: GatewayConte
       },
     },
     async (request) => {
-      const ids = await contentModels(ctx, request);
+      const ids = await contentModels(deps, request);
       const size = request.query.pageSize ?? 50;
       const start = request.query.pageToken ? Number.parseInt(request.query.pageToken, 10) : 0;
       if (!Number.isInteger(start) || start < 0) {
@@ -88,7 +94,7 @@ export async function geminiModelRoutes(base: FastifyInstance, ctx: GatewayConte
     { schema: { summary: "Get one model (Google's Model resource)", response: { 200: ModelResource } } },
     async (request) => {
       const model = (request.params as { target: string }).target;
-      if (!(await contentModels(ctx, request)).includes(model)) {
+      if (!(await contentModels(deps, request)).includes(model)) {
         throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);
       }
       return modelResource(model, limit);
@@ -100,8 +106,12 @@ export async function geminiModelRoutes(base: FastifyInstance, ctx: GatewayConte
  * `:countTokens`: the gateway's own estimate of the prompt (four characters a token, 258 per
  * media part: the estimate the content relay bills by when usage is missing). Free of charge.
  */
-export async function countContentTokens(ctx: GatewayContext, model: string, body: unknown) {
-  if (!(await ctx.channels.isKnownModel(model, ["gemini"]))) {
+export async function countContentTokens(
+  deps: { channels: Pick<Channels, "isKnownModel"> },
+  model: string,
+  body: unknown,
+) {
+  if (!(await deps.channels.isKnownModel(model, ["gemini"]))) {
     throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);
   }
   const request = (body as { generateContentRequest?: unknown })?.generateContentRequest ?? body;

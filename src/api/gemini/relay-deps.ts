@@ -1,52 +1,60 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { GatewayContext } from "../../context.js";
+import type { Config } from "../../config.js";
 import type { Channel } from "../../core/channel.js";
 import type { ContentRelayDeps } from "../../core/content/ports.js";
 import { unixNow } from "../../core/ids.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import { generateContent, openContentStream } from "../../upstreams/gemini/content.js";
+import type { TokenAuthDeps } from "../auth-hook.js";
+import type { ModelCatalogDeps } from "../models/catalog.js";
+import type { RelayServices } from "../relay-services.js";
 
 const PROTOCOLS = ["gemini"] as const;
+
+/** What the Gemini-native content surface uses. */
+export type ContentSurfaceDeps = RelayServices &
+  TokenAuthDeps &
+  ModelCatalogDeps & { config: Pick<Config, "quotaPerUnit" | "content" | "routing" | "charges" | "bodies"> };
 
 /**
  * Wires the content relay to the gateway's store, price book, ledger and Gemini adapter. Built
  * once per gateway: the relay's own log lines name the request they are about.
  */
-export function contentRelayDeps(ctx: GatewayContext, log: FastifyBaseLogger): ContentRelayDeps<Channel> {
+export function contentRelayDeps(deps: ContentSurfaceDeps, log: FastifyBaseLogger): ContentRelayDeps<Channel> {
   return {
-    quotaPerUnit: ctx.config.quotaPerUnit,
+    quotaPerUnit: deps.config.quotaPerUnit,
     modelDefaults: {
-      maxOutputTokens: ctx.config.content.defaultMaxOutputTokens,
-      maxInputTokens: ctx.config.content.defaultMaxInputTokens,
-      maxThinkingTokens: ctx.config.content.defaultMaxThinkingTokens,
+      maxOutputTokens: deps.config.content.defaultMaxOutputTokens,
+      maxInputTokens: deps.config.content.defaultMaxInputTokens,
+      maxThinkingTokens: deps.config.content.defaultMaxThinkingTokens,
     },
-    maxChannelAttempts: ctx.config.routing.maxAttempts,
-    chargeOpenMs: ctx.config.charges.openMs,
-    usageRecordMs: ctx.config.charges.usageRecordMs,
+    maxChannelAttempts: deps.config.routing.maxAttempts,
+    chargeOpenMs: deps.config.charges.openMs,
+    usageRecordMs: deps.config.charges.usageRecordMs,
     channels: {
-      candidates: (model, group) => ctx.channels.candidates(model, group, PROTOCOLS),
-      isKnownModel: (model) => ctx.channels.isKnownModel(model, PROTOCOLS),
+      candidates: (model, group) => deps.channels.candidates(model, group, PROTOCOLS),
+      isKnownModel: (model) => deps.channels.isKnownModel(model, PROTOCOLS),
       report(channel, error, userId) {
-        countUpstreamCall(ctx.metrics, channel, error);
+        countUpstreamCall(deps.metrics, channel, error);
         // Off the hot path: the answer does not wait for the channel's counters.
-        void ctx.health.report(channel, error, `user:${userId}`);
+        void deps.health.report(channel, error, `user:${userId}`);
       },
-      acquire: (channel) => ctx.slots.acquire(channel),
+      acquire: (channel) => deps.slots.acquire(channel),
     },
     prices: {
-      contentPrice: (model) => ctx.prices.contentPrice(model),
-      groupRatio: (group) => ctx.prices.groupRatio(group),
+      contentPrice: (model) => deps.prices.contentPrice(model),
+      groupRatio: (group) => deps.prices.groupRatio(group),
     },
     ledger: {
-      charge: (input) => ctx.ledger.charge(input),
-      settle: (reference, amount, note) => ctx.ledger.settle(reference, amount, note),
-      refund: (reference, note) => ctx.ledger.refund(reference, note),
-      noteUsage: (reference, seen, closeBy) => ctx.ledger.noteUsage(reference, seen, closeBy),
+      charge: (input) => deps.ledger.charge(input),
+      settle: (reference, amount, note) => deps.ledger.settle(reference, amount, note),
+      refund: (reference, note) => deps.ledger.refund(reference, note),
+      noteUsage: (reference, seen, closeBy) => deps.ledger.noteUsage(reference, seen, closeBy),
     },
     upstream: { generate: generateContent, openStream: openContentStream },
-    stopping: ctx.stopping,
+    stopping: deps.stopping,
     logRequest: (row) =>
-      ctx.requestLogs.log({
+      deps.requestLogs.log({
         created_at: unixNow(),
         request_id: row.requestId,
         user_id: row.userId,

@@ -1,17 +1,19 @@
 import type { BlobStore } from "../../blobs/blob-store.js";
-import type { GatewayContext } from "../../context.js";
+import type { Config } from "../../config.js";
 import type { Channel, ChannelType } from "../../core/channel.js";
 import { orderChannels } from "../../core/channel-selection.js";
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
 import type { GeneratedImage, GenerateImagesDeps } from "../../core/images/generate-images.js";
-import type { IdempotentRun } from "../../idempotency/idempotency-keys.js";
+import type { IdempotencyKeys, IdempotentRun } from "../../idempotency/idempotency-keys.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import type { ByteBudget, RequestDownloads } from "../../net/byte-budget.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
 import { generateGeminiImages } from "../../upstreams/gemini/image.js";
 import { generateOpenAiImages } from "../../upstreams/openai-images/generate.js";
+import type { TokenAuthDeps } from "../auth-hook.js";
+import type { RelayServices } from "../relay-services.js";
 import { FILES_PATH } from "./files.js";
 
 export const IMAGE_CHANNEL_TYPES: readonly ChannelType[] = ["gemini", "openai-images"];
@@ -20,8 +22,18 @@ export const IMAGE_CHANNEL_TYPES: readonly ChannelType[] = ["gemini", "openai-im
 const RESULT_MAX_BYTES = 64 * 1024 * 1024;
 const RESULT_TIMEOUT_MS = 120_000;
 
+/** What the images surface uses. */
+export type ImageSurfaceDeps = RelayServices &
+  TokenAuthDeps & {
+    config: Pick<Config, "quotaPerUnit" | "images" | "routing" | "bodies" | "dataDir">;
+    /** Remembered answers of generations sent with an `Idempotency-Key` header. */
+    idempotency: IdempotencyKeys;
+    /** Absolute base URL of the links to stored images. */
+    publicBaseUrl(): string;
+  };
+
 export interface ImagePorts {
-  ctx: GatewayContext;
+  deps: ImageSurfaceDeps;
   blobs: BlobStore;
   /** Fetches client-given URLs: private addresses refused unless the operator allows them. */
   guarded: GuardedFetcher;
@@ -66,14 +78,20 @@ export function imageRunReference(run: IdempotentRun): string {
  * per reference, and an attempt that charged nothing has nothing to refund, so the key ends with
  * at most the one charge of the attempt that answers.
  */
-export async function refundInterruptedAttempts(ctx: GatewayContext, run: IdempotentRun): Promise<void> {
+export async function refundInterruptedAttempts(
+  deps: Pick<ImageSurfaceDeps, "ledger" | "logger">,
+  run: IdempotentRun,
+): Promise<void> {
   for (let attempt = 1; attempt < run.attempt; attempt++) {
-    const outcome = await ctx.ledger.refund(
+    const outcome = await deps.ledger.refund(
       imageRunReference({ runId: run.runId, attempt }),
       "interrupted attempt: its instance stopped; the request ran again under the same Idempotency-Key",
     );
     if (outcome.applied) {
-      ctx.logger.warn({ runId: run.runId, attempt, refunded: outcome.amount }, "refunded an interrupted image attempt");
+      deps.logger.warn(
+        { runId: run.runId, attempt, refunded: outcome.amount },
+        "refunded an interrupted image attempt",
+      );
     }
   }
 }
@@ -88,29 +106,29 @@ export function imagePorts(
   /** The Idempotency-Key run, if any: the charge reference is tied to it. */
   run: IdempotentRun | null = null,
 ): GenerateImagesDeps<Channel> {
-  const { ctx, blobs, guarded, trusted } = ports;
+  const { deps, blobs, guarded, trusted } = ports;
   const limits = {
-    maxBytes: ctx.config.images.maxImageBytes,
-    timeoutMs: ctx.config.images.fetchTimeoutMs,
+    maxBytes: deps.config.images.maxImageBytes,
+    timeoutMs: deps.config.images.fetchTimeoutMs,
     signal: downloads.signal,
     onBytes: (bytes: number) => downloads.take(bytes),
   };
   const download = async (url: string, options: { trusted: boolean }): Promise<GeneratedImage> =>
     fetchImage(options.trusted ? trusted : guarded, url, { maxBytes: RESULT_MAX_BYTES, timeoutMs: RESULT_TIMEOUT_MS });
   return {
-    quotaPerUnit: ctx.config.quotaPerUnit,
-    maxImageBytes: ctx.config.images.maxImageBytes,
-    maxAttempts: ctx.config.routing.maxAttempts,
-    candidates: (model, group) => ctx.channels.candidates(model, group, IMAGE_CHANNEL_TYPES),
-    isKnownModel: (model) => ctx.channels.isKnownModel(model, IMAGE_CHANNEL_TYPES),
-    imagePrice: (model) => ctx.prices.imagePrice(model),
-    groupRatio: (group) => ctx.prices.groupRatio(group),
+    quotaPerUnit: deps.config.quotaPerUnit,
+    maxImageBytes: deps.config.images.maxImageBytes,
+    maxAttempts: deps.config.routing.maxAttempts,
+    candidates: (model, group) => deps.channels.candidates(model, group, IMAGE_CHANNEL_TYPES),
+    isKnownModel: (model) => deps.channels.isKnownModel(model, IMAGE_CHANNEL_TYPES),
+    imagePrice: (model) => deps.prices.imagePrice(model),
+    groupRatio: (group) => deps.prices.groupRatio(group),
     orderChannels: (channels) => orderChannels(channels),
-    charge: (input) => ctx.ledger.charge(input),
-    refund: (reference, note) => ctx.ledger.refund(reference, note),
-    settle: (reference, amount, note) => ctx.ledger.settle(reference, amount, note),
-    noteDelivered: (reference, amount) => ctx.ledger.noteUsage(reference, amount, Date.now()),
-    warn: (obj, msg) => ctx.logger.warn(obj, msg),
+    charge: (input) => deps.ledger.charge(input),
+    refund: (reference, note) => deps.ledger.refund(reference, note),
+    settle: (reference, amount, note) => deps.ledger.settle(reference, amount, note),
+    noteDelivered: (reference, amount) => deps.ledger.noteUsage(reference, amount, Date.now()),
+    warn: (obj, msg) => deps.logger.warn(obj, msg),
     async fetchImage(url, field) {
       try {
         return await fetchImage(guarded, url, limits);
@@ -120,7 +138,7 @@ export function imagePorts(
     },
     async generate(channel, call) {
       // One slot of the channel's concurrency limit per request, whatever `n` is.
-      const release = await ctx.slots.acquire(channel);
+      const release = await deps.slots.acquire(channel);
       try {
         if (channel.type === "gemini") return await generateGeminiImages(channel, call);
         return await generateOpenAiImages(channel, call, download);
@@ -130,11 +148,11 @@ export function imagePorts(
     },
     async storeImage(image) {
       const key = await blobs.put(image.bytes, image.mimeType);
-      return `${ctx.publicBaseUrl()}/v1${FILES_PATH}/${key}`;
+      return `${deps.publicBaseUrl()}/v1${FILES_PATH}/${key}`;
     },
     reportOutcome({ channel, error }) {
-      countUpstreamCall(ctx.metrics, channel, error);
-      void ctx.health.report(channel, error, `user:${request.userId}`);
+      countUpstreamCall(deps.metrics, channel, error);
+      void deps.health.report(channel, error, `user:${request.userId}`);
     },
     record,
     newReference: () =>

@@ -13,9 +13,9 @@ import { ImageGenerationBody, ImagesResponse, imageField } from "./schemas.js";
 
 /** POST /v1/images/generations (Bearer token). */
 export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports: ImagePorts }) {
-  const { ctx } = opts.ports;
+  const { deps } = opts.ports;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
-  app.addHook("onRequest", requireToken(ctx, "bearer"));
+  app.addHook("onRequest", requireToken(deps));
 
   app.post(
     "/images/generations",
@@ -34,7 +34,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
       let recorded = false;
       const record = (entry: ImageCallRecord) => {
         recorded = true;
-        ctx.requestLogs.log({
+        deps.requestLogs.log({
           created_at: Math.floor(started / 1000),
           request_id: request.id,
           user_id: principal.userId,
@@ -53,7 +53,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
         });
       };
       // Input images stay in memory until the request ends; their bytes are given back then.
-      const downloads = new RequestDownloads(opts.ports.inputBytes, ctx.config.images.fetchMaxBytesPerRequest);
+      const downloads = new RequestDownloads(opts.ports.inputBytes, deps.config.images.fetchMaxBytesPerRequest);
       try {
         if (body.stream === true) {
           throw new GatewayError("GW_ERR_VALIDATION", "body.stream is not supported; omit it or set it to false", {
@@ -66,9 +66,9 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
         // With an Idempotency-Key the answer is kept as sent (b64_json answers included) and
         // replayed: the same image URLs, no second generation, no second charge. A retry after
         // the instance running the key died runs it again, and its charge replaces the earlier's.
-        return await answerIdempotently(ctx.idempotency, request, reply, async (run) => {
-          if (run && run.attempt > 1) await refundInterruptedAttempts(ctx, run);
-          const deps = imagePorts(
+        return await answerIdempotently(deps.idempotency, request, reply, async (run) => {
+          if (run && run.attempt > 1) await refundInterruptedAttempts(deps, run);
+          const ports = imagePorts(
             opts.ports,
             { id: request.id, generatedId: request.headers["x-request-id"] !== request.id, userId: principal.userId },
             record,
@@ -77,7 +77,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
           );
           return {
             status: 200,
-            body: await generateImages(deps, {
+            body: await generateImages(ports, {
               userId: principal.userId,
               tokenId: principal.tokenId,
               group: principal.group,

@@ -1,32 +1,33 @@
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { LocalBlobStore } from "../../blobs/local-blob-store.js";
-import type { GatewayContext } from "../../context.js";
 import { ByteBudget } from "../../net/byte-budget.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { imageFileRoutes } from "./files.js";
+import type { ImageSurfaceDeps } from "./generation-ports.js";
 import { imageGenerationRoutes } from "./generations.js";
 
 /**
  * OpenAI-compatible images surface under /v1 (OpenAI error shape): generation behind a Bearer
  * token, and the stored images, served without credentials at unguessable paths.
  */
-export async function imageRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
-  installSurface(app, "openai");
-  const { ctx } = opts;
-  installInputBounds(app, ctx.config.bodies.images);
-  const blobs = new LocalBlobStore(path.join(ctx.config.dataDir, "blobs", "images"));
-  const guarded = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
+export async function imageRoutes(app: FastifyInstance, opts: { deps: ImageSurfaceDeps }) {
+  installSurface(app, errorShapeOf(app.prefix));
+  const { deps } = opts;
+  installInputBounds(app, deps.config.bodies.images);
+  const blobs = new LocalBlobStore(path.join(deps.config.dataDir, "blobs", "images"));
+  const guarded = new GuardedFetcher({ allowPrivate: deps.config.images.allowPrivateUrls });
   const trusted = new GuardedFetcher({ allowPrivate: true });
   app.addHook("onClose", async () => {
     await Promise.all([guarded.close(), trusted.close()]);
   });
   // Input images of every request in flight share one memory budget.
-  const inputBytes = new ByteBudget(ctx.config.images.fetchMaxBytesInFlight, (used) =>
-    ctx.metrics.imageInputBytes.set(used),
+  const inputBytes = new ByteBudget(deps.config.images.fetchMaxBytesInFlight, (used) =>
+    deps.metrics.imageInputBytes.set(used),
   );
-  await app.register(imageGenerationRoutes, { ports: { ctx, blobs, guarded, trusted, inputBytes } });
+  await app.register(imageGenerationRoutes, { ports: { deps, blobs, guarded, trusted, inputBytes } });
   await app.register(imageFileRoutes, { blobs });
 }

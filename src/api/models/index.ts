@@ -1,12 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { GatewayContext } from "../../context.js";
+import type { Config } from "../../config.js";
 import { GatewayError } from "../../core/errors.js";
-import { principalOf, requireToken } from "../auth-hook.js";
+import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";
 import { ModelList, ModelObject } from "../openai-chat/answer-schemas.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
-import { modelsForToken } from "./catalog.js";
+import { type ModelCatalogDeps, modelsForToken } from "./catalog.js";
 
 /** Models are the gateway's own catalogue: one creation time for all (the listing has no other). */
 const CREATED = 1_735_689_600;
@@ -15,19 +16,22 @@ function modelObject(id: string) {
   return { id, object: "model", created: CREATED, owned_by: "media-gateway" };
 }
 
+/** What the OpenAI model listing uses. */
+export type ModelListDeps = TokenAuthDeps & ModelCatalogDeps & { config: Pick<Config, "bodies"> };
+
 /** `GET /v1/models` and `/v1/models/{model}` in OpenAI's shape: exactly the models the token may use. */
-export async function openAiModelRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
-  const { ctx } = opts;
+export async function openAiModelRoutes(app: FastifyInstance, opts: { deps: ModelListDeps }) {
+  const { deps } = opts;
   // The /v1 not-found answers belong to the images surface (same shape).
-  installSurface(app, "openai", { notFound: false });
-  app.addHook("onRequest", requireToken(ctx, "bearer"));
-  installInputBounds(app, ctx.config.bodies.chat);
+  installSurface(app, errorShapeOf(app.prefix), { notFound: false });
+  app.addHook("onRequest", requireToken(deps));
+  installInputBounds(app, deps.config.bodies.chat);
 
   app.get(
     "/models",
     { schema: { summary: "List the models the token may use", response: { 200: ModelList } } },
     async (request) => {
-      const models = await modelsForToken(ctx, principalOf(request));
+      const models = await modelsForToken(deps, principalOf(request));
       return { object: "list", data: [...models.keys()].map(modelObject) };
     },
   );
@@ -43,7 +47,7 @@ export async function openAiModelRoutes(app: FastifyInstance, opts: { ctx: Gatew
     },
     async (request) => {
       const { model } = request.params as { model: string };
-      const models = await modelsForToken(ctx, principalOf(request));
+      const models = await modelsForToken(deps, principalOf(request));
       if (!models.has(model)) {
         throw new GatewayError("GW_ERR_NOT_FOUND", `The model '${model}' does not exist`, { param: "model" });
       }

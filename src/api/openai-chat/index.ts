@@ -1,16 +1,16 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
-import type { GatewayContext } from "../../context.js";
 import type { ChatCall } from "../../core/chat/ports.js";
 import { completeChat, streamChat } from "../../core/chat/relay.js";
 import { unixNow } from "../../core/ids.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { chatReference, clientGone } from "../chat/call.js";
-import { chatRelayDeps } from "../chat/relay-deps.js";
+import { type ChatSurfaceDeps, chatRelayDeps } from "../chat/relay-deps.js";
 import { SseWriter } from "../chat/sse-writer.js";
 import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { chatCompletion } from "./answer.js";
 import { ChatCompletionAnswer } from "./answer-schemas.js";
@@ -19,17 +19,17 @@ import { ChatCompletionBody } from "./schemas.js";
 import { OpenAiChunkSink } from "./stream-sink.js";
 
 /** OpenAI Chat Completions under /v1 (Bearer token, OpenAI error shape). */
-export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
-  const { ctx } = opts;
+export async function openAiChatRoutes(base: FastifyInstance, opts: { deps: ChatSurfaceDeps }) {
+  const { deps } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   // The /v1 not-found answers belong to the images surface (same shape); errors here are ours.
-  installSurface(app, "openai", { notFound: false });
-  app.addHook("onRequest", requireToken(ctx, "bearer"));
-  installInputBounds(app, ctx.config.bodies.chat);
+  installSurface(app, errorShapeOf(app.prefix), { notFound: false });
+  app.addHook("onRequest", requireToken(deps));
+  installInputBounds(app, deps.config.bodies.chat);
   // Images given by URL are fetched by the gateway, under the same SSRF guard as the images surface.
-  const fetcher = new GuardedFetcher({ allowPrivate: ctx.config.images.allowPrivateUrls });
+  const fetcher = new GuardedFetcher({ allowPrivate: deps.config.images.allowPrivateUrls });
   app.addHook("onClose", () => fetcher.close());
-  const deps = chatRelayDeps(ctx, ctx.logger, fetcher);
+  const relay = chatRelayDeps(deps, deps.logger, fetcher);
 
   app.post(
     "/chat/completions",
@@ -49,13 +49,13 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: Gatew
         reference: chatReference(request),
         caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
         model: body.model,
-        request: chatRequestFromOpenAi(body, ctx.config.images.maxImageBytes),
+        request: chatRequestFromOpenAi(body, deps.config.images.maxImageBytes),
         signal: clientGone(reply),
       };
       const id = `chatcmpl-${request.id}`;
       const created = unixNow();
       if (body.stream !== true) {
-        const answer = await completeChat(deps, call);
+        const answer = await completeChat(relay, call);
         // Written as JSON text here: the response schema documents the object, it does not reshape it.
         return reply
           .type("application/json; charset=utf-8")
@@ -65,7 +65,7 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { ctx: Gatew
       const sse = new SseWriter(request, reply);
       const sink = new OpenAiChunkSink(sse, { id, model: body.model, created, includeUsage });
       try {
-        await streamChat(deps, call, sink);
+        await streamChat(relay, call, sink);
       } finally {
         sse.dispose();
       }

@@ -2,11 +2,13 @@ import { timingSafeEqual } from "node:crypto";
 import net from "node:net";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { bearerKey } from "../../auth/credentials.js";
-import type { GatewayContext } from "../../context.js";
+import type { Config } from "../../config.js";
 import { GatewayError } from "../../core/errors.js";
 import { sha256Hex } from "../../core/ids.js";
+import type { GatewayMetrics } from "../../metrics/registry.js";
+import type { Store } from "../../store/database.js";
 
 const ErrorEnvelope = Type.Object(
   {
@@ -43,9 +45,17 @@ function metricsKeyMatches(presented: string | null, expectedHash: string): bool
   return timingSafeEqual(Buffer.from(sha256Hex(presented), "hex"), Buffer.from(expectedHash, "hex"));
 }
 
+/** What the ops routes use. */
+export interface OpsDeps {
+  config: Pick<Config, "host" | "metricsKey" | "metricsPublic">;
+  store: Pick<Store, "ping" | "dialect">;
+  metrics: Pick<GatewayMetrics, "registry">;
+  logger: FastifyBaseLogger;
+}
+
 /** /healthz (the process is up), /readyz (the store answers) and /metrics (Prometheus). */
-export async function opsRoutes(base: FastifyInstance, opts: { ctx: GatewayContext }) {
-  const { ctx } = opts;
+export async function opsRoutes(base: FastifyInstance, opts: { deps: OpsDeps }) {
+  const { deps } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get(
@@ -73,19 +83,19 @@ export async function opsRoutes(base: FastifyInstance, opts: { ctx: GatewayConte
       },
     },
     async (_request, reply) => {
-      const store = await ctx.store.ping();
+      const store = await deps.store.ping();
       if (!store) return reply.status(503).send({ status: "unavailable", store: "unreachable" });
-      return { status: "ok" as const, store: "ok" as const, dialect: ctx.store.dialect };
+      return { status: "ok" as const, store: "ok" as const, dialect: deps.store.dialect };
     },
   );
 
   // The key is hashed once so that each scrape compares fixed-length digests.
-  const keyHash = ctx.config.metricsKey === null ? null : sha256Hex(ctx.config.metricsKey);
+  const keyHash = deps.config.metricsKey === null ? null : sha256Hex(deps.config.metricsKey);
   // Beyond loopback, metrics (channel names, models, volumes) are not for anyone who can connect.
-  const locked = keyHash === null && !ctx.config.metricsPublic && !isLoopbackHost(ctx.config.host);
+  const locked = keyHash === null && !deps.config.metricsPublic && !isLoopbackHost(deps.config.host);
   if (locked) {
-    ctx.logger.warn(
-      { host: ctx.config.host },
+    deps.logger.warn(
+      { host: deps.config.host },
       "/metrics answers 403: set METRICS_KEY (or METRICS_PUBLIC=true) to serve metrics on a gateway listening beyond loopback",
     );
   }
@@ -114,14 +124,14 @@ export async function opsRoutes(base: FastifyInstance, opts: { ctx: GatewayConte
       if (locked) {
         throw new GatewayError(
           "GW_ERR_METRICS_KEY_REQUIRED",
-          `Metrics are served only with a key on a gateway that listens on ${ctx.config.host}: set METRICS_KEY and send it as Authorization: Bearer <key> (or METRICS_PUBLIC=true to serve them to anyone).`,
+          `Metrics are served only with a key on a gateway that listens on ${deps.config.host}: set METRICS_KEY and send it as Authorization: Bearer <key> (or METRICS_PUBLIC=true to serve them to anyone).`,
         );
       }
       if (keyHash !== null && !metricsKeyMatches(bearerKey(request), keyHash)) {
         throw new GatewayError("GW_ERR_UNAUTHENTICATED", "Missing or invalid metrics key.");
       }
-      const text = await ctx.metrics.registry.metrics();
-      return reply.type(ctx.metrics.registry.contentType).send(text);
+      const text = await deps.metrics.registry.metrics();
+      return reply.type(deps.metrics.registry.contentType).send(text);
     },
   );
 }

@@ -13,7 +13,7 @@ export const ANTHROPIC_VERSION = "2023-06-01";
 export interface AnthropicChannel {
   baseUrl: string;
   key: string;
-  settings: { timeoutMs?: number; firstByteTimeoutMs?: number };
+  settings: { timeoutMs?: number; connectTimeoutMs?: number; firstByteTimeoutMs?: number };
 }
 
 /** `{base}/v1/messages` (a base that already ends in `/v1` is taken as it is). */
@@ -29,6 +29,7 @@ function send(channel: AnthropicChannel, body: unknown, signal: AbortSignal) {
     headers: { "x-api-key": channel.key, "anthropic-version": ANTHROPIC_VERSION },
     json: body,
     signal,
+    connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs,
   });

@@ -9,7 +9,7 @@ import { readSseEvents } from "./sse-reader.js";
 export interface GeminiContentChannel {
   baseUrl: string;
   key: string;
-  settings: { timeoutMs?: number; firstByteTimeoutMs?: number };
+  settings: { timeoutMs?: number; connectTimeoutMs?: number; firstByteTimeoutMs?: number };
 }
 
 /** An opened upstream stream: its first chunk already read, the rest as they arrive. */
@@ -34,6 +34,7 @@ function send(channel: GeminiContentChannel, url: string, body: unknown, signal:
     headers: { "x-goog-api-key": channel.key },
     json: body,
     signal,
+    connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs,
   });

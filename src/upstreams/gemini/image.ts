@@ -8,7 +8,7 @@ import { geminiError } from "./errors.js";
 export interface ImageEndpoint {
   baseUrl: string;
   key: string;
-  settings: { timeoutMs?: number; firstByteTimeoutMs?: number };
+  settings: { timeoutMs?: number; connectTimeoutMs?: number; firstByteTimeoutMs?: number };
 }
 
 /** Image generation takes long before the first byte: 4K images can need minutes. */
@@ -85,6 +85,7 @@ async function generateOne(endpoint: ImageEndpoint, call: UpstreamImageCall): Pr
     headers: { "x-goog-api-key": endpoint.key },
     json: geminiImageBody(call),
     timeoutMs: timeout,
+    connectTimeoutMs: endpoint.settings.connectTimeoutMs,
     firstByteTimeoutMs: endpoint.settings.firstByteTimeoutMs ?? timeout,
   });
   if (res.statusCode < 200 || res.statusCode >= 300) {

@@ -32,6 +32,7 @@ export async function submitRecordTask(
     headers: authHeaders(channel),
     json: body,
     signal,
+    connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
@@ -65,6 +66,7 @@ export async function fetchRecordInfo(
     url,
     headers: authHeaders(channel),
     signal,
+    connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });

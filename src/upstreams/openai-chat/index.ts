@@ -12,7 +12,7 @@ import { openAiChatBody } from "./request.js";
 export interface OpenAiChatChannel {
   baseUrl: string;
   key: string;
-  settings: { timeoutMs?: number; firstByteTimeoutMs?: number };
+  settings: { timeoutMs?: number; connectTimeoutMs?: number; firstByteTimeoutMs?: number };
 }
 
 /** `{base}/v1/chat/completions` (a base that already ends in `/v1` is taken as it is). */
@@ -28,6 +28,7 @@ function send(channel: OpenAiChatChannel, body: unknown, signal: AbortSignal) {
     headers: { authorization: `Bearer ${channel.key}` },
     json: body,
     signal,
+    connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs,
   });

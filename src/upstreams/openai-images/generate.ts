@@ -45,6 +45,7 @@ export async function generateOpenAiImages(
     headers: { authorization: `Bearer ${endpoint.key}` },
     json: openAiImagesBody(call),
     timeoutMs: timeout,
+    connectTimeoutMs: endpoint.settings.connectTimeoutMs,
     firstByteTimeoutMs: endpoint.settings.firstByteTimeoutMs ?? timeout,
   });
   const answer = (await readJson(res, url, { secret: endpoint.key })) as { data?: unknown } | null;

@@ -39,6 +39,7 @@ export async function submitRelayTask(
     headers: authHeaders(channel),
     json: body,
     signal,
+    connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
@@ -69,6 +70,7 @@ export async function fetchRelayTasks(
     headers: authHeaders(channel),
     json: { ids: upstreamIds, action },
     signal,
+    connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });

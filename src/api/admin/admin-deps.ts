@@ -1,0 +1,24 @@
+import type { Config } from "../../config.js";
+import type { RateLimits } from "../../limits/rate-limits.js";
+import type {
+  DeliveryListFilter,
+  listTasks,
+  listWebhookDeliveries,
+  TaskListFilter,
+} from "../../store/operator-lists.js";
+import type { AdminStores } from "./admin-stores.js";
+
+/** The task and webhook-delivery lists operators page through. */
+export interface OperatorLists {
+  tasks(filter: TaskListFilter): ReturnType<typeof listTasks>;
+  webhookDeliveries(filter: DeliveryListFilter): ReturnType<typeof listWebhookDeliveries>;
+}
+
+/** What the admin API uses. */
+export interface AdminDeps extends Omit<AdminStores, "allowPrivateWebhooks"> {
+  config: Pick<Config, "bodies" | "webhooks">;
+  /** The admin key's hash as it stands now (re-read from the store). */
+  adminKeyHash(): Promise<string>;
+  limits: Pick<RateLimits, "failAuthentication">;
+  operatorLists: OperatorLists;
+}

@@ -1,0 +1,26 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { GatewayMetrics } from "../metrics/registry.js";
+import type { ChannelHealth } from "../routing/channel-health.js";
+import type { ChannelSlots } from "../routing/channel-slots.js";
+import type { Channels } from "../store/channels.js";
+import type { Ledger } from "../store/ledger.js";
+import type { PriceBook } from "../store/prices.js";
+import type { RequestLogWriter } from "../store/request-logs.js";
+
+/**
+ * What every surface that relays a call to an upstream channel uses: the channels to pick from,
+ * the prices and the ledger to bill with, the channel health and concurrency slots, metrics and
+ * the request log. Each surface's deps extend it with their own.
+ */
+export interface RelayServices {
+  channels: Pick<Channels, "candidates" | "isKnownModel">;
+  prices: Pick<PriceBook, "contentPrice" | "imagePrice" | "groupRatio">;
+  ledger: Pick<Ledger, "charge" | "settle" | "refund" | "noteUsage">;
+  health: Pick<ChannelHealth, "report">;
+  slots: Pick<ChannelSlots, "acquire">;
+  metrics: GatewayMetrics;
+  requestLogs: Pick<RequestLogWriter, "log">;
+  /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
+  stopping: AbortSignal;
+  logger: FastifyBaseLogger;
+}

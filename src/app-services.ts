@@ -1,0 +1,153 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyBaseLogger } from "fastify";
+import type { OperatorLists } from "./api/admin/admin-deps.js";
+import { adminKeyHashSource } from "./auth/admin-key.js";
+import type { Authenticator } from "./auth/authenticator.js";
+import type { BackgroundService } from "./background-service.js";
+import type { Config } from "./config.js";
+import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
+import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
+import { RateLimits } from "./limits/rate-limits.js";
+import { type GatewayMetrics, quotaObserver } from "./metrics/index.js";
+import { ChannelHealth } from "./routing/channel-health.js";
+import { ChannelSlots } from "./routing/channel-slots.js";
+import type { Channels } from "./store/channels.js";
+import type { Store } from "./store/database.js";
+import { IdempotencyKeyRows } from "./store/idempotency-keys.js";
+import { Ledger } from "./store/ledger.js";
+import { listTasks, listWebhookDeliveries } from "./store/operator-lists.js";
+import type { PriceBook } from "./store/prices.js";
+import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
+import { Settings } from "./store/settings.js";
+import type { Tokens } from "./store/tokens.js";
+import type { Users } from "./store/users.js";
+
+/**
+ * The gateway's services, built once per gateway. Each surface takes the part it uses (the deps
+ * interface declared beside it); this whole set exists only here, in the wiring, and on the
+ * Gateway object for tests and the command line.
+ */
+export interface GatewayServices {
+  config: Config;
+  store: Store;
+  logger: FastifyBaseLogger;
+  ledger: Ledger;
+  users: Users;
+  tokens: Tokens;
+  channels: Channels;
+  prices: PriceBook;
+  auth: Authenticator;
+  bus: ChangeBus;
+  metrics: GatewayMetrics;
+  /** Per-token request limits and failed-authentication limits (shared through Redis when set). */
+  limits: RateLimits;
+  /** Channel outcomes and automatic disabling. */
+  health: ChannelHealth;
+  /** Per-channel concurrency limits. */
+  slots: ChannelSlots;
+  /** Remembered answers of creating requests sent with an `Idempotency-Key` header. */
+  idempotency: IdempotencyKeys;
+  /** Batched, off-the-hot-path request log (one row per relayed call). */
+  requestLogs: RequestLogWriter;
+  /** The task and webhook-delivery lists of the admin API. */
+  operatorLists: OperatorLists;
+  /** The admin key's hash as it stands now (re-read from the store, see `auth/admin-key.ts`). */
+  adminKeyHash(): Promise<string>;
+  /** Unique name of this process, used as lease owner by workers. */
+  instanceId: string;
+  /** Absolute base URL for links the gateway hands out (PUBLIC_BASE_URL or the listen address). */
+  publicBaseUrl(): string;
+  /** Announces a change of operator data: local caches and other instances drop it. */
+  announce(topic: ChangeTopic): Promise<void>;
+  /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
+  stopping: AbortSignal;
+  /** Registers a background service; it starts with the gateway when its role runs workers. */
+  addService(service: BackgroundService): void;
+}
+
+/** What the services are built from: the store and caches opened at start. */
+export interface ServiceParts {
+  config: Config;
+  store: Store;
+  logger: FastifyBaseLogger;
+  metrics: GatewayMetrics;
+  users: Users;
+  tokens: Tokens;
+  channels: Channels;
+  prices: PriceBook;
+  auth: Authenticator;
+  bus: ChangeBus;
+  /** The Redis client shared limits use, when Redis is set. */
+  redis: ConstructorParameters<typeof RateLimits>[1];
+  /** The admin key's hash as resolved at start. */
+  adminKeyHash: string;
+  /** Drops this instance's caches of a topic (the bus does it for other instances). */
+  dropCaches(topic: ChangeTopic): void;
+  listenUrl(): string;
+  stopping: AbortSignal;
+  addService(service: BackgroundService): void;
+}
+
+/** Builds the gateway's services from the parts opened at start. */
+export function buildServices(parts: ServiceParts): GatewayServices {
+  const { config, store, logger, metrics, channels, bus } = parts;
+  const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const announce = async (topic: ChangeTopic) => {
+    parts.dropCaches(topic);
+    await bus.publish(topic);
+  };
+  return {
+    config,
+    store,
+    logger,
+    ledger: Ledger.forStore(store, quotaObserver(metrics), {
+      instance: config.instanceName,
+      openMs: config.charges.openMs,
+    }),
+    users: parts.users,
+    tokens: parts.tokens,
+    channels,
+    prices: parts.prices,
+    auth: parts.auth,
+    bus,
+    metrics,
+    limits: new RateLimits(
+      {
+        requestsPerMinute: config.limits.requestsPerMinute,
+        authFailuresPerMinute: config.limits.authFailuresPerMinute,
+        keyPrefix: config.redisKeyPrefix,
+      },
+      parts.redis,
+    ),
+    health: new ChannelHealth(
+      channels,
+      () => announce("channels"),
+      {
+        afterFailures: config.routing.disableAfterFailures,
+        minUsers: config.routing.disableMinUsers,
+        windowMs: config.routing.failureWindowMs,
+      },
+      logger,
+    ),
+    slots: new ChannelSlots(config.routing.slotWaitMs),
+    idempotency: new IdempotencyKeys(new IdempotencyKeyRows(store.db), {
+      ...DEFAULT_IDEMPOTENCY,
+      leaseMs: config.idempotency.leaseMs,
+      waitMs: config.idempotency.waitMs,
+      owner: instanceId,
+    }),
+    requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
+      logger.warn({ err }, "a request log row was dropped"),
+    ),
+    operatorLists: {
+      tasks: (filter) => listTasks(store.db, filter),
+      webhookDeliveries: (filter) => listWebhookDeliveries(store.db, filter),
+    },
+    adminKeyHash: adminKeyHashSource(new Settings(store.db), config.adminKey, parts.adminKeyHash),
+    instanceId,
+    publicBaseUrl: () => (config.publicBaseUrl ?? parts.listenUrl()).replace(/\/+$/, ""),
+    announce,
+    stopping: parts.stopping,
+    addService: parts.addService,
+  };
+}

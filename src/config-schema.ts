@@ -1,0 +1,223 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { CHANNEL_TYPES } from "./core/channel.js";
+import { ChannelSettingsSchema } from "./core/channel-settings.js";
+
+/** Size and nesting bounds of one surface's JSON bodies. */
+const BodyBounds = Type.Object({
+  /** Largest body accepted, in bytes. */
+  maxBytes: Type.Integer({ minimum: 1024 }),
+  /** Deepest nesting of arrays and objects accepted. */
+  maxDepth: Type.Integer({ minimum: 2, maximum: 1000 }),
+});
+
+const Amount = Type.Number({ minimum: 0, maximum: 1_000_000 });
+
+/** A price the config file sets; the same fields as the admin API's PUT /prices. */
+const PriceSeed = Type.Object(
+  {
+    kind: Type.Union([Type.Literal("task"), Type.Literal("image"), Type.Literal("content")]),
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    price: Type.Optional(Amount),
+    input_per_million: Type.Optional(Amount),
+    output_per_million: Type.Optional(Amount),
+    cached_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+/** A channel the config file seeds (created at start when no channel has its name). */
+const ChannelSeed = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    type: Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
+    base_url: Type.String({ pattern: "^https?://[^\\s]+$", maxLength: 2000 }),
+    /** Name of the environment variable holding the channel's key: keys never sit in the file. */
+    key_env: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })),
+    /** The key itself, filled from `key_env` at start. */
+    key: Type.Optional(Type.String({ minLength: 1 })),
+    models: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1 }),
+    model_mapping: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
+    groups: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1 })),
+    priority: Type.Optional(Type.Integer({ minimum: -1000, maximum: 1000 })),
+    weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    price_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
+    status: Type.Optional(Type.Union([Type.Literal("enabled"), Type.Literal("disabled")])),
+    settings: Type.Optional(ChannelSettingsSchema),
+  },
+  { additionalProperties: false },
+);
+export type ChannelSeed = Static<typeof ChannelSeed>;
+export type PriceSeed = Static<typeof PriceSeed>;
+
+/** Everything the gateway can be told at start-up. Validated once; a bad setting stops the process. */
+export const ConfigSchema = Type.Object({
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  host: Type.String({ minLength: 1 }),
+  dataDir: Type.String({ minLength: 1 }),
+  /** `sqlite:<file>` or `postgres://...`. Derived from DATA_DIR when unset. */
+  databaseUrl: Type.String({ minLength: 1 }),
+  /**
+   * SQLite: how long a write waits for another process's write (an admin command) before it
+   * gives up; a request that still finds the file busy is answered 503 with Retry-After (ms).
+   */
+  sqliteBusyTimeoutMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
+  /** Optional: `redis://...` for limits and cache invalidation shared between instances. */
+  redisUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** Plain admin key from the environment; when null the stored hash (or a generated one) is used. */
+  adminKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+  quotaPerUnit: Type.Integer({ minimum: 1 }),
+  /** Absolute base URL used in links the gateway hands out (image URLs, callback URLs). */
+  publicBaseUrl: Type.Union([Type.String({ pattern: "^https?://" }), Type.Null()]),
+  logLevel: Type.Union([
+    Type.Literal("fatal"),
+    Type.Literal("error"),
+    Type.Literal("warn"),
+    Type.Literal("info"),
+    Type.Literal("debug"),
+    Type.Literal("trace"),
+    Type.Literal("silent"),
+  ]),
+  /** Largest body of any route outside the surfaces below (bytes). */
+  bodyLimitBytes: Type.Integer({ minimum: 1024 }),
+  /** Per surface: the largest body and the deepest JSON nesting accepted, checked before any work. */
+  bodies: Type.Object({
+    content: BodyBounds,
+    chat: BodyBounds,
+    images: BodyBounds,
+    tasks: BodyBounds,
+    admin: BodyBounds,
+  }),
+  /**
+   * Whether to take the client address from X-Forwarded-For: false (direct clients), a number of
+   * proxy hops, or a comma-separated list of proxy addresses/CIDRs. Behind a load balancer, set it,
+   * or every client has the balancer's address (per-address limits and token IP allowlists would
+   * then apply to all clients at once). `true` (trust whatever a client writes) is refused.
+   */
+  trustProxy: Type.Union([Type.Literal(false), Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
+  /** Time limits on what clients send (the answer is never limited by these). */
+  http: Type.Object({
+    /** Time allowed to send the request's headers (ms). */
+    headersTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** Time allowed to send the whole request, headers and body (ms). */
+    requestTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** Longest pause while a body is being sent (ms). */
+    bodyIdleTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** How long an idle kept-alive connection stays open between requests (ms). */
+    keepAliveTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** How often the server checks connections against the header and request limits (ms). */
+    checkIntervalMs: Type.Integer({ minimum: 5 }),
+  }),
+  role: Type.Union([Type.Literal("all"), Type.Literal("api"), Type.Literal("worker")]),
+  /**
+   * Name of this instance, written on every charge it opens: at start an instance closes the
+   * charges its previous run left open. Unique per instance, stable across its restarts.
+   */
+  instanceName: Type.String({ minLength: 1, maxLength: 200 }),
+  charges: Type.Object({
+    /** How long a content or image charge stays open without news before the reaper closes it (ms). */
+    openMs: Type.Integer({ minimum: 1000 }),
+    /** How often the charge reaper looks for overdue open charges (ms). */
+    reapIntervalMs: Type.Integer({ minimum: 10 }),
+    /** Least time between two records of a stream's usage on its open charge (ms). */
+    usageRecordMs: Type.Integer({ minimum: 10 }),
+  }),
+  /**
+   * The drain window after SIGTERM (ms): in-flight requests may finish within it; streams still
+   * open at its end end with an error event and are billed for what they produced.
+   */
+  shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
+  tasks: Type.Object({
+    /** A task still unfinished this long after submit ends as FAILURE and is refunded. */
+    timeoutSeconds: Type.Integer({ minimum: 1 }),
+    /** Delay before the first poll and between polls of a task while it runs (ms). */
+    pollIntervalMs: Type.Integer({ minimum: 10 }),
+    /** Longest wait between two polls of one task after backoff (ms). */
+    maxPollIntervalMs: Type.Integer({ minimum: 10 }),
+    /** How long a worker owns a claimed task before another may take it (ms). */
+    leaseMs: Type.Integer({ minimum: 100 }),
+    /** How often each worker looks for due tasks (ms). */
+    workerTickMs: Type.Integer({ minimum: 5 }),
+    /** Tasks charged but never sent upstream are failed and refunded after this long (ms). */
+    unsentGraceMs: Type.Integer({ minimum: 100 }),
+    /** Most ids accepted by one batch fetch. */
+    maxBatchFetchIds: Type.Integer({ minimum: 1, maximum: 1000 }),
+    /** Actions reopened by the operator (REPLACE, INSTRUMENTALS_SWAP are closed by default). */
+    enabledActions: Type.Array(Type.String()),
+  }),
+  images: Type.Object({
+    /** Allow image URLs on loopback / private ranges (tests, trusted networks). */
+    allowPrivateUrls: Type.Boolean(),
+    maxImageBytes: Type.Integer({ minimum: 1024 }),
+    fetchTimeoutMs: Type.Integer({ minimum: 100 }),
+    /** Most bytes of input images one request may download; over it, a 400 naming the field. */
+    fetchMaxBytesPerRequest: Type.Integer({ minimum: 1024 }),
+    /** Most bytes of input images all requests of this instance may hold at once; over it, a 503. */
+    fetchMaxBytesInFlight: Type.Integer({ minimum: 1024 }),
+  }),
+  idempotency: Type.Object({
+    /**
+     * Lease of a running request on its Idempotency-Key, renewed while it runs; a key whose lease
+     * ran out (its instance died) is taken over by a retry (ms).
+     */
+    leaseMs: Type.Integer({ minimum: 100 }),
+    /** How long a repeat waits for the running first request before a 409 (ms). */
+    waitMs: Type.Integer({ minimum: 0 }),
+  }),
+  content: Type.Object({
+    /**
+     * Limits assumed for a content model whose published limits the gateway does not know: the
+     * most output tokens per candidate, the context window, the most thinking tokens. They bound
+     * the hold taken before a call (see docs/content.md).
+     */
+    defaultMaxOutputTokens: Type.Integer({ minimum: 1, maximum: 10_000_000 }),
+    defaultMaxInputTokens: Type.Integer({ minimum: 1, maximum: 100_000_000 }),
+    defaultMaxThinkingTokens: Type.Integer({ minimum: 0, maximum: 10_000_000 }),
+  }),
+  routing: Type.Object({
+    /** Most channels tried for one request or task submit (failover). */
+    maxAttempts: Type.Integer({ minimum: 1, maximum: 20 }),
+    /** Failures within the window after which a channel is disabled automatically. */
+    disableAfterFailures: Type.Integer({ minimum: 1 }),
+    /** Distinct users whose requests must have failed within the window before it is disabled. */
+    disableMinUsers: Type.Integer({ minimum: 1 }),
+    /** The window in which failures are counted (ms). */
+    failureWindowMs: Type.Integer({ minimum: 100 }),
+    /** How long a call waits for a slot of a channel at its `concurrency` before moving on (ms). */
+    slotWaitMs: Type.Integer({ minimum: 1 }),
+    /** How often automatically disabled channels are probed for recovery (ms). */
+    probeIntervalMs: Type.Integer({ minimum: 100 }),
+  }),
+  limits: Type.Object({
+    /** Requests per minute per token; 0 = no limit. */
+    requestsPerMinute: Type.Integer({ minimum: 0 }),
+    /** Unfinished tasks one user may have at once; 0 = no limit. */
+    tasksInFlightPerUser: Type.Integer({ minimum: 0 }),
+    /** Failed authentications per minute per client address before it is refused for a while. */
+    authFailuresPerMinute: Type.Integer({ minimum: 1 }),
+  }),
+  /** Prefix of every Redis key and channel of this deployment. */
+  redisKeyPrefix: Type.String({ minLength: 1, maxLength: 100 }),
+  webhooks: Type.Object({
+    /** Allow webhook URLs on loopback / private ranges (tests, trusted networks). */
+    allowPrivateUrls: Type.Boolean(),
+    tickMs: Type.Integer({ minimum: 10 }),
+    retryBaseMs: Type.Integer({ minimum: 10 }),
+    maxAgeSeconds: Type.Integer({ minimum: 1 }),
+    timeoutMs: Type.Integer({ minimum: 100 }),
+  }),
+  /** Optional: when set, /metrics requires `Authorization: Bearer <key>`. */
+  metricsKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+  /**
+   * Serve /metrics without a key even when listening beyond loopback. Off by default: there,
+   * without METRICS_KEY, /metrics answers 403.
+   */
+  metricsPublic: Type.Boolean(),
+  /** Prices written to the store at every start (the config file is their source of truth). */
+  prices: Type.Array(PriceSeed),
+  /** Group ratios written to the store at every start. */
+  groupRatios: Type.Record(Type.String({ minLength: 1 }), Type.Number({ minimum: 0, maximum: 1000 })),
+  /** Channels created at start when no channel of the same name exists. */
+  channels: Type.Array(ChannelSeed),
+});
+
+export type Config = Static<typeof ConfigSchema>;
