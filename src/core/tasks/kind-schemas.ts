@@ -9,7 +9,7 @@ import { Type } from "@sinclair/typebox";
 
 const Uuid = Type.String({ format: "uuid", description: "UUID of a clip" });
 const Weight = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
-/** Accepted by every submit; checked against the SSRF guard in the handler. */
+/** Accepted by every submit; checked against the SSRF guard when the task is accepted. */
 const CallbackUrl = Type.Optional(
   Type.String({
     minLength: 1,
