@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { adminRoutes } from "./api/admin/index.js";
 import { anthropicRoutes } from "./api/anthropic/index.js";
+import { requireToken } from "./api/auth-hook.js";
 import { registerApiDocs } from "./api/docs/index.js";
 import { geminiRoutes } from "./api/gemini/index.js";
 import { imageRoutes } from "./api/images/index.js";
@@ -9,20 +10,26 @@ import { openAiChatRoutes } from "./api/openai-chat/index.js";
 import { opsRoutes } from "./api/ops/index.js";
 import { installSurface } from "./api/surfaces.js";
 import { taskRoutes } from "./api/tasks/index.js";
+import { taskSurfacePorts } from "./api/tasks/surface-ports.js";
 import type { GatewayServices } from "./app-services.js";
+import type { TaskStore } from "./store/tasks.js";
 
 /**
  * Registers the API docs and every public surface, each given the part of the services its
  * deps interface names.
  */
-export async function registerSurfaces(app: FastifyInstance, services: GatewayServices): Promise<void> {
+export async function registerSurfaces(
+  app: FastifyInstance,
+  services: GatewayServices,
+  taskStore: TaskStore,
+): Promise<void> {
   // Before any surface: the OpenAPI generator sees only routes added after it.
   await registerApiDocs(app, services.config.publicBaseUrl);
   // Anything outside a surface (unknown paths at the root) answers in the envelope shape.
   installSurface(app, "envelope");
   await app.register(opsRoutes, { deps: services });
   await app.register(adminRoutes, { deps: services, prefix: "/api/admin" });
-  await app.register(taskRoutes, { ctx: services });
+  await app.register(taskRoutes, { deps: taskSurfacePorts(services, taskStore, requireToken(services)) });
   await app.register(imageRoutes, { deps: services, prefix: "/v1" });
   await app.register(openAiChatRoutes, { deps: services, prefix: "/v1" });
   await app.register(anthropicRoutes, { deps: services, prefix: "/v1/messages" });

@@ -29,6 +29,7 @@ import { migrateToLatest } from "./store/migrate.js";
 import { PriceBook } from "./store/prices.js";
 import { Settings } from "./store/settings.js";
 import { countTasksByState } from "./store/task-counts.js";
+import { TaskStore } from "./store/tasks.js";
 import { Tokens } from "./store/tokens.js";
 import { Users } from "./store/users.js";
 import { registerWebhookServices } from "./webhooks/index.js";
@@ -151,8 +152,9 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
 
   installRequestMetrics(app, metrics);
   installBodyIdleTimeout(app, config.http.bodyIdleTimeoutMs);
-  await registerSurfaces(app, ctx);
-  const chargeReaper = registerTaskServices(ctx);
+  const taskStore = new TaskStore(store.db, ctx.ledger, store.dialect);
+  await registerSurfaces(app, ctx, taskStore);
+  const chargeReaper = registerTaskServices(ctx, taskStore);
   registerWebhookServices(ctx);
   ctx.addService(new ExpiredKeysSweeper(ctx.idempotency, app.log));
   await app.ready();

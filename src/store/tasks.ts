@@ -1,77 +1,35 @@
-import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import { type Kysely, sql, type Transaction } from "kysely";
 import { GatewayError } from "../core/errors.js";
+import { unixNow } from "../core/ids.js";
 import type { Clip } from "../core/tasks/clips.js";
-import { POLLED_STATUSES, type TaskStatus } from "../core/tasks/states.js";
-import { queueTaskEndedWebhook } from "../webhooks/outbox.js";
+import type { NewTask, StoredTask, TaskStorePort } from "../core/tasks/ports.js";
 import type { Ledger } from "./ledger.js";
-import type { Database, TasksTable } from "./schema.js";
+import type { Database } from "./schema.js";
+import { TaskPolls } from "./task-polls.js";
+import type { TaskDb, TaskRow } from "./task-reads.js";
+import { queueTaskEndedWebhook } from "./task-webhook-outbox.js";
 
-export type TaskRow = Selectable<TasksTable>;
-
-/** Clips of succeeded tasks, so REPLACE and INSTRUMENTALS_SWAP can check the caller owns a clip. */
-interface TaskClipsTable {
-  clip_id: string;
-  task_id: string;
-  user_id: number;
-  platform: string;
-  model: string;
-  created_at: number;
-}
-type TaskDb = Database & { task_clips: TaskClipsTable };
-
-export interface NewTask {
-  taskId: string;
-  platform: string;
-  userId: number;
-  tokenId: number | null;
-  group: string;
-  channelId: number;
-  quota: number;
-  action: string;
-  properties: string;
-  requestBody: string;
-  callbackSecret: string | null;
-  /** Where the task's end is announced; null = the user's default webhook, if any. */
-  callbackUrl?: string | null;
-  /** Until then the task belongs to its sender; after it the sweeper may fail it (ms). */
-  sendDeadlineMs: number;
-  /** Most unfinished tasks the user may have, this one included; 0 = no limit. */
-  unfinishedLimit?: number;
-  /** Unix milliseconds by which the task's charge must be closed (its timeout bounds it). */
-  chargeCloseBy: number;
-}
-
-/** Changes written together with a status move. */
-export interface TaskChanges {
-  progress?: string;
-  upstreamStatus?: string | null;
-  startTime?: number;
-  nextPollAt?: number;
-}
+export type { NewTask, TaskChanges } from "../core/tasks/ports.js";
+export type { TaskRow } from "./task-reads.js";
 
 /** The ledger reference of a task's charge and refund. */
 export function taskReference(taskId: string): string {
   return `task:${taskId}`;
 }
 
-function unixNow(): number {
-  return Math.floor(Date.now() / 1000);
-}
-
 /**
  * The task repository. Every status move is a compare-and-set (`... WHERE status = old`): of two
  * workers racing on one task only one moves it. FAILURE commits with its refund, and the first
- * charge commits with the insert.
+ * charge commits with the insert. This file holds the moves that touch money; reads and the
+ * non-terminal moves are in task-reads.ts and task-polls.ts.
  */
-export class TaskStore {
-  private readonly tdb: Kysely<TaskDb>;
-
+export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Kysely<Database>,
     private readonly ledger: Ledger,
-    private readonly dialect: "sqlite" | "postgres",
+    dialect: "sqlite" | "postgres",
   ) {
-    this.tdb = db as unknown as Kysely<TaskDb>;
+    super(db, dialect);
   }
 
   /**
@@ -140,34 +98,6 @@ export class TaskStore {
     });
   }
 
-  /** Moves the not-yet-sent task to another channel during failover (price unchanged). */
-  async switchChannel(id: number, channelId: number, properties: string): Promise<boolean> {
-    const res = await this.db
-      .updateTable("tasks")
-      .set({ channel_id: channelId, properties, updated_at: unixNow() })
-      .where("id", "=", id)
-      .where("status", "=", "NOT_START")
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
-  }
-
-  /** NOT_START -> SUBMITTED with the upstream id. False when the task was already failed (swept). */
-  async markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean> {
-    const res = await this.db
-      .updateTable("tasks")
-      .set({
-        status: "SUBMITTED",
-        upstream_id: upstreamId,
-        channel_id: channelId,
-        next_poll_at: nextPollAtMs,
-        updated_at: unixNow(),
-      })
-      .where("id", "=", id)
-      .where("status", "=", "NOT_START")
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
-  }
-
   /**
    * Moves a task to FAILURE and refunds its charge, in one transaction, only if it is still in
    * `from`; the webhook announcing the end is queued in that transaction too. True when this
@@ -211,7 +141,13 @@ export class TaskStore {
    * Moves a task to SUCCESS with its clips, only if it is still in `from`; its charge is settled
    * and the webhook announcing the end is queued in the same transaction.
    */
-  async succeed(task: TaskRow, from: string, clips: Clip[], upstreamStatus: string, model: string): Promise<boolean> {
+  async succeed(
+    task: StoredTask,
+    from: string,
+    clips: Clip[],
+    upstreamStatus: string,
+    model: string,
+  ): Promise<boolean> {
     return this.ledger.transaction(async (trx) => {
       const now = unixNow();
       const first = clips[0];
@@ -260,7 +196,7 @@ export class TaskStore {
       .execute();
   }
 
-  private async indexClips(trx: Transaction<Database>, task: TaskRow, clips: Clip[], model: string, now: number) {
+  private async indexClips(trx: Transaction<Database>, task: StoredTask, clips: Clip[], model: string, now: number) {
     const seen = new Set<string>();
     const rows = clips
       .filter((c) => !seen.has(c.clip_id) && seen.add(c.clip_id))
@@ -278,155 +214,5 @@ export class TaskStore {
       .values(rows)
       .onConflict((oc) => oc.columns(["clip_id", "task_id"]).doNothing())
       .execute();
-  }
-
-  /** A non-terminal move (or a progress change) that also releases the lease. */
-  async advance(id: number, from: string, to: TaskStatus, changes: TaskChanges): Promise<boolean> {
-    const res = await this.db
-      .updateTable("tasks")
-      .set({
-        status: to,
-        ...(changes.progress === undefined ? {} : { progress: changes.progress }),
-        ...(changes.upstreamStatus === undefined ? {} : { upstream_status: changes.upstreamStatus }),
-        ...(changes.startTime === undefined ? {} : { start_time: changes.startTime }),
-        ...(changes.nextPollAt === undefined ? {} : { next_poll_at: changes.nextPollAt }),
-        lease_owner: null,
-        lease_until: 0,
-        poll_errors: 0,
-        poll_count: sql`poll_count + 1`,
-        updated_at: unixNow(),
-      })
-      .where("id", "=", id)
-      .where("status", "=", from)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
-  }
-
-  /** Releases tasks whose poll changed nothing; they are looked at again at `nextPollAtMs`. */
-  async releaseUnchanged(ids: number[], owner: string, nextPollAtMs: number): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db
-      .updateTable("tasks")
-      .set({
-        next_poll_at: nextPollAtMs,
-        lease_owner: null,
-        lease_until: 0,
-        poll_errors: 0,
-        poll_count: sql`poll_count + 1`,
-      })
-      .where("id", "in", ids)
-      .where("lease_owner", "=", owner)
-      .where("status", "in", POLLED_STATUSES)
-      .execute();
-  }
-
-  /** Releases a task after a failed poll, counting the failure for the backoff. */
-  async releaseAfterError(id: number, owner: string, nextPollAtMs: number): Promise<void> {
-    await this.db
-      .updateTable("tasks")
-      .set({
-        next_poll_at: nextPollAtMs,
-        lease_owner: null,
-        lease_until: 0,
-        poll_errors: sql`poll_errors + 1`,
-        poll_count: sql`poll_count + 1`,
-      })
-      .where("id", "=", id)
-      .where("lease_owner", "=", owner)
-      .where("status", "in", POLLED_STATUSES)
-      .execute();
-  }
-
-  /**
-   * Claims up to `limit` tasks due for a poll and not leased by anyone, for `owner`, until
-   * `nowMs + leaseMs`. On PostgreSQL rows another worker is claiming are skipped
-   * (`FOR UPDATE SKIP LOCKED`); SQLite runs the statement as its single writer.
-   */
-  async claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<TaskRow[]> {
-    if (limit <= 0) return [];
-    let due = this.db
-      .selectFrom("tasks")
-      .select("id")
-      .where("status", "in", POLLED_STATUSES)
-      .where("next_poll_at", "<=", nowMs)
-      .where("lease_until", "<=", nowMs)
-      .orderBy("next_poll_at")
-      .limit(limit);
-    if (this.dialect === "postgres") due = due.forUpdate().skipLocked();
-    return this.db
-      .updateTable("tasks")
-      .set({ lease_owner: owner, lease_until: nowMs + leaseMs })
-      .where("id", "in", due)
-      .returningAll()
-      .execute();
-  }
-
-  /** Tasks charged but never sent whose send deadline has passed. */
-  async unsentOverdue(nowMs: number, limit: number): Promise<TaskRow[]> {
-    return this.db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("status", "=", "NOT_START")
-      .where("next_poll_at", "<=", nowMs)
-      .orderBy("next_poll_at")
-      .limit(limit)
-      .execute();
-  }
-
-  /**
-   * Makes the task with this callback secret due at once, ahead of tasks that are merely due
-   * (claims take the oldest `next_poll_at` first). False when no running task has it.
-   */
-  async pokeByCallbackSecret(platform: string, secret: string): Promise<boolean> {
-    const res = await this.db
-      .updateTable("tasks")
-      .set({ next_poll_at: 0 })
-      .where("callback_secret", "=", secret)
-      .where("platform", "=", platform)
-      .where("status", "in", POLLED_STATUSES)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) > 0;
-  }
-
-  /** One task of the owner, or undefined (foreign and unknown ids look the same). */
-  getOwned(platform: string, userId: number, taskId: string): Promise<TaskRow | undefined> {
-    return this.db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("task_id", "=", taskId)
-      .where("user_id", "=", userId)
-      .where("platform", "=", platform)
-      .executeTakeFirst();
-  }
-
-  /** One task of the owner in any family, or undefined (what a webhook announces). */
-  findOwned(userId: number, taskId: string): Promise<TaskRow | undefined> {
-    return this.db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("task_id", "=", taskId)
-      .where("user_id", "=", userId)
-      .executeTakeFirst();
-  }
-
-  /** The owner's tasks among `taskIds`; others are simply absent. */
-  async listOwned(platform: string, userId: number, taskIds: string[]): Promise<TaskRow[]> {
-    if (taskIds.length === 0) return [];
-    // Looked up by the unique task_id alone, owner checked on the rows found: with the owner in
-    // the WHERE, SQLite walks the owner's index and reads every task the owner ever had.
-    const rows = await this.db.selectFrom("tasks").selectAll().where("task_id", "in", taskIds).execute();
-    return rows.filter((r) => Number(r.user_id) === userId && r.platform === platform);
-  }
-
-  /** A clip of one of the owner's succeeded tasks of `platform`, with the model that made it. */
-  async findOwnedClip(platform: string, userId: number, clipId: string): Promise<{ model: string } | undefined> {
-    const row = await this.tdb
-      .selectFrom("task_clips")
-      .select(["model"])
-      .where("user_id", "=", userId)
-      .where("clip_id", "=", clipId)
-      .where("platform", "=", platform)
-      .executeTakeFirst();
-    return row ? { model: row.model } : undefined;
   }
 }

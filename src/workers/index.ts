@@ -1,29 +1,65 @@
-import type { GatewayContext } from "../context.js";
+import type { FastifyBaseLogger } from "fastify";
+import type { BackgroundService } from "../background-service.js";
+import type { Config } from "../config.js";
+import type { GatewayMetrics } from "../metrics/registry.js";
+import type { ChannelSlots } from "../routing/channel-slots.js";
+import type { Channels } from "../store/channels.js";
 import { Charges } from "../store/charges.js";
-import { TaskStore } from "../store/tasks.js";
+import type { Store } from "../store/database.js";
+import type { Ledger } from "../store/ledger.js";
+import type { TaskStore } from "../store/tasks.js";
+import { taskUpstreamOf } from "../upstreams/task-adapters.js";
 import { ChargeReaper } from "./charge-reaper.js";
 import { TaskPoller } from "./task-poller.js";
 import { UnsentSweeper } from "./unsent-sweeper.js";
 
+/** The parts of the gateway the task workers use. */
+export interface TaskWorkerParts {
+  config: Pick<Config, "tasks" | "charges" | "instanceName">;
+  store: Store;
+  ledger: Ledger;
+  channels: Channels;
+  slots: ChannelSlots;
+  metrics: GatewayMetrics;
+  logger: FastifyBaseLogger;
+  /** Lease owner name of this instance. */
+  instanceId: string;
+  addService(service: BackgroundService): void;
+}
+
 /**
- * Registers the task pollers and sweepers and the charge reaper as background services of the
+ * Registers the task poller and sweeper and the charge reaper as background services of the
  * gateway; returns the reaper (every role runs its start-up recovery).
  */
-export function registerTaskServices(ctx: GatewayContext): ChargeReaper {
-  const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
-  ctx.addService(new TaskPoller(ctx, store));
-  ctx.addService(new UnsentSweeper(ctx, store));
-  const reaper = new ChargeReaper(
-    new Charges(ctx.store.db, ctx.store.dialect),
-    ctx.ledger,
-    store,
-    {
-      intervalMs: ctx.config.charges.reapIntervalMs,
-      leaseMs: Math.max(1000, ctx.config.charges.reapIntervalMs * 4),
-      instance: ctx.config.instanceName,
-    },
-    ctx.logger,
+export function registerTaskServices(parts: TaskWorkerParts, tasks: TaskStore): ChargeReaper {
+  const { config, metrics, logger } = parts;
+  parts.addService(
+    new TaskPoller({
+      store: tasks,
+      channels: parts.channels,
+      upstreams: taskUpstreamOf,
+      slots: parts.slots,
+      settings: config.tasks,
+      instanceId: parts.instanceId,
+      log: logger,
+      observe: {
+        pollLag: (platform, seconds) => metrics.pollLag.observe({ platform }, seconds),
+        pollBatch: (platform, size) => metrics.pollBatchSize.observe({ platform }, size),
+      },
+    }),
   );
-  ctx.addService(reaper);
+  parts.addService(new UnsentSweeper(tasks, config.tasks, logger));
+  const reaper = new ChargeReaper(
+    new Charges(parts.store.db, parts.store.dialect),
+    parts.ledger,
+    tasks,
+    {
+      intervalMs: config.charges.reapIntervalMs,
+      leaseMs: Math.max(1000, config.charges.reapIntervalMs * 4),
+      instance: config.instanceName,
+    },
+    logger,
+  );
+  parts.addService(reaper);
   return reaper;
 }

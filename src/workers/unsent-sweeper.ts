@@ -1,6 +1,5 @@
-import type { GatewayContext } from "../context.js";
+import type { TaskLog, TaskStorePort } from "../core/tasks/ports.js";
 import { PeriodicService } from "../periodic-service.js";
-import type { TaskStore } from "../store/tasks.js";
 
 const SWEEP_BATCH = 500;
 
@@ -14,8 +13,9 @@ export class UnsentSweeper extends PeriodicService {
   readonly name = "unsent-task-sweeper";
 
   constructor(
-    private readonly ctx: GatewayContext,
-    private readonly store: TaskStore,
+    private readonly store: Pick<TaskStorePort, "unsentOverdue" | "fail">,
+    private readonly settings: { unsentGraceMs: number; workerTickMs: number },
+    private readonly log: TaskLog,
   ) {
     super();
   }
@@ -25,7 +25,7 @@ export class UnsentSweeper extends PeriodicService {
   }
 
   protected intervalMs(): number {
-    const { unsentGraceMs, workerTickMs } = this.ctx.config.tasks;
+    const { unsentGraceMs, workerTickMs } = this.settings;
     return Math.max(workerTickMs, Math.min(1000, Math.floor(unsentGraceMs / 4)));
   }
 
@@ -38,11 +38,11 @@ export class UnsentSweeper extends PeriodicService {
         const failed = await this.store.fail(t.id, "NOT_START", "the task was not sent to the upstream in time");
         if (failed) {
           done += 1;
-          this.ctx.logger.warn({ taskId: t.task_id }, "task charged but never sent; failed and refunded");
+          this.log.warn({ taskId: t.task_id }, "task charged but never sent; failed and refunded");
         }
       }
     } catch (err) {
-      this.ctx.logger.warn({ err }, "sweeping unsent tasks failed");
+      this.log.warn({ err }, "sweeping unsent tasks failed");
     }
     return done;
   }

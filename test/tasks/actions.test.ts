@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { ledgerRowsOf, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
+import { eventually, ledgerRowsOf, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
 
 const SOME_UUID = "e9893d04-5b1a-4c3e-9f55-0d4e3f8b2a11";
 const EDIT_PRICE = 30_000; // 0.06 x 500000
@@ -75,7 +75,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       });
       expect(sub.status).toBe(200);
       expect(sub.body.message).toBe("task submitted successfully");
-      const sent = sim.received.find((r) => r.path.endsWith("/submit/REPLACE"));
+      // The send follows the answer.
+      const sent = await eventually(async () => sim.received.find((r) => r.path.endsWith("/submit/REPLACE")));
       expect(sent?.path).toBe("/audioa/submit/REPLACE");
       expect(sent?.body).toEqual({ clip_id: clipId, starts: 10.5, ends: 20, sound_prompt: "a soft piano" });
       const record = await waitForTask(gw.url, user.key, "audioa", sub.body.data);
@@ -125,7 +126,6 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         ["REPLACE", { clip_id: "nope", starts: 1, sound_prompt: "x" }, "body.clip_id"],
         ["REPLACE", { clip_id: clipId, starts: 1 }, "body.sound_prompt"],
         ["INSTRUMENTALS_SWAP", { clip_id: clipId, sound_prompt: "x", cover_strength: 1.5 }, "body.cover_strength"],
-        ["INSTRUMENTALS_SWAP", { clip_id: clipId, sound_prompt: "x", starts: 1 }, "body.starts"],
       ];
       for (const [action, body, field] of bad) {
         const res = await submit(gw.url, other.key, "audioa", action, body);

@@ -1,9 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptTask } from "../../src/api/tasks/submit-task.js";
-import { TaskStore } from "../../src/store/tasks.js";
+import { acceptTask } from "../../src/core/tasks/submit.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { ledgerRowsOf, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
+import {
+  callerOf,
+  kindOf,
+  ledgerRowsOf,
+  startTaskEnv,
+  submit,
+  submitPortsOf,
+  type TaskEnv,
+  waitForTask,
+} from "./harness.js";
 
 const PRICE = 50_000;
 
@@ -49,23 +57,19 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         expect(await gw.gateway.ctx.ledger.ledgerSum(user.userId)).toBe(200_000);
       });
 
-      it(`answers a refused ${family} submit with an error, FAILURE and the charge back`, async () => {
+      it(`answers a refused ${family} submit with its id, then shows FAILURE with the reason and one refund`, async () => {
         const { gw } = env;
         const user = await gw.createUser({ quota: 200_000 });
         const sub = await submit(gw.url, user.key, family, "MUSIC", { prompt: "lyrics [refuse]" });
-        expect(sub.status).toBe(400);
-        expect(sub.body).toMatchObject({ code: "upstream_error", data: null });
-        expect(sub.body.message).toContain("refused");
-        expect(sub.body.message).not.toContain(env.sim.url);
-        const row = await gw.gateway.ctx.store.db
-          .selectFrom("tasks")
-          .selectAll()
-          .where("user_id", "=", user.userId)
-          .executeTakeFirstOrThrow();
-        expect(row.status).toBe("FAILURE");
-        expect(row.fail_reason).toContain("refused");
+        expect(sub.status).toBe(200);
+        const taskId = sub.body.data as string;
+        expect(taskId).toMatch(/^task_/);
+        const record = await waitForTask(gw.url, user.key, family, taskId);
+        expectConsistentFailure(record);
+        expect(record.fail_reason).toContain("refused");
+        expect(record.fail_reason).not.toContain(env.sim.url);
         expect(await gw.balance(user.userId)).toBe(200_000);
-        expect(await ledgerRowsOf(gw, user.userId, row.task_id)).toEqual([
+        expect(await ledgerRowsOf(gw, user.userId, taskId)).toEqual([
           { kind: "refund", amount: PRICE },
           { kind: "charge", amount: -PRICE },
         ]);
@@ -91,16 +95,13 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
     it("fails and refunds a task that was charged but never sent", async () => {
       const { gw, sim } = env;
-      const ctx = gw.gateway.ctx;
       const user = await gw.createUser({ quota: 200_000 });
-      const principal = await ctx.auth.authenticate(user.key, "127.0.0.1");
-      const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
+      const { deps } = submitPortsOf(gw);
       // The submit path up to the charge, then a crash: the send step never runs.
-      const accepted = await acceptTask(ctx, store, {
-        family: "audioa",
-        action: "MUSIC",
+      const accepted = await acceptTask(deps, {
+        kind: kindOf("audioa", "MUSIC"),
         body: { prompt: "never sent" },
-        principal,
+        caller: await callerOf(gw, user.key),
       });
       const taskId = accepted.row.task_id;
       expect(accepted.row.status).toBe("NOT_START");
@@ -141,9 +142,11 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       await gw.createChannel({ type: "task-relay", baseUrl: dead, models: ["audioa"], groups: [lonely] });
       const other = await gw.createUser({ quota: 200_000, group: lonely });
       const failed = await submit(gw.url, other.key, "audioa", "MUSIC", { prompt: "no upstream" });
-      expect(failed.status).toBe(502);
-      expect(failed.body).toMatchObject({ code: "upstream_error", data: null });
-      expect(failed.body.message).not.toContain("127.0.0.1:9");
+      expect(failed.status).toBe(200);
+      const lost = await waitForTask(gw.url, other.key, "audioa", failed.body.data);
+      expectConsistentFailure(lost);
+      expect(lost.fail_reason).toContain("no upstream channel accepted the task");
+      expect(lost.fail_reason).not.toContain("127.0.0.1:9");
       expect(await gw.balance(other.userId)).toBe(200_000);
       expect(await gw.gateway.ctx.ledger.ledgerSum(other.userId)).toBe(200_000);
     });

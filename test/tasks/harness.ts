@@ -1,5 +1,8 @@
+import { taskSubmitPorts } from "../../src/api/tasks/surface-ports.js";
 import type { ConfigOverrides } from "../../src/config.js";
+import { findKind, type TaskKind } from "../../src/core/tasks/kinds.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
+import { TaskStore } from "../../src/store/tasks.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 
 /** Short poll timings so tests end quickly (no assertion depends on them). */
@@ -113,4 +116,36 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
 export async function ledgerRowsOf(gw: TestGateway, userId: number, taskId: string) {
   const rows = await gw.gateway.ctx.ledger.entries(userId, { limit: 1000 });
   return rows.filter((r) => r.reference === `task:${taskId}`).map((r) => ({ kind: r.kind, amount: Number(r.amount) }));
+}
+
+/** The submit use case's ports over the gateway's own parts, for tests that drive it step by step. */
+export function submitPortsOf(gw: TestGateway) {
+  const ctx = gw.gateway.ctx;
+  const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
+  return { store, deps: taskSubmitPorts(ctx, store) };
+}
+
+/** The registry's kind of a family's action (it must exist). */
+export function kindOf(family: string, action: string): TaskKind {
+  const kind = findKind(family, action);
+  if (!kind) throw new Error(`no kind ${family}:${action}`);
+  return kind;
+}
+
+/** The caller of a user's key, as the submit use case takes it. */
+export async function callerOf(gw: TestGateway, key: string) {
+  const p = await gw.gateway.ctx.auth.authenticate(key, "127.0.0.1");
+  return { userId: p.userId, tokenId: p.tokenId, group: p.group };
+}
+
+/** The task's row once its send is over (the send follows the submit's answer). */
+export async function sentRow(gw: TestGateway, taskId: string) {
+  return eventually(async () => {
+    const row = await gw.gateway.ctx.store.db
+      .selectFrom("tasks")
+      .selectAll()
+      .where("task_id", "=", taskId)
+      .executeTakeFirstOrThrow();
+    return row.status === "NOT_START" ? null : row;
+  });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { ledgerRowsOf, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
+import { eventually, ledgerRowsOf, sentRow, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_FRACTIONAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
@@ -79,11 +79,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(sub.body.data).toMatch(TASK_ID);
       const taskId = sub.body.data as string;
 
-      const row = await gw.gateway.ctx.store.db
-        .selectFrom("tasks")
-        .selectAll()
-        .where("task_id", "=", taskId)
-        .executeTakeFirstOrThrow();
+      const row = await sentRow(gw, taskId);
       expect(row.upstream_id).toBeTruthy();
       expect(JSON.stringify(sub.body)).not.toContain(row.upstream_id);
 
@@ -163,7 +159,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(sub.body.message).toBe("task submitted successfully");
       const taskId = sub.body.data as string;
 
-      const sent = sim.received.find((r) => r.protocol === "generate-record" && r.method === "POST");
+      // The send follows the answer.
+      const sent = await eventually(async () =>
+        sim.received.find((r) => r.protocol === "generate-record" && r.method === "POST"),
+      );
       expect(sent?.body).toMatchObject({
         prompt: "[Verse] night drive",
         style: "synthwave, dreamy",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { call, eventually, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
+import { call, eventually, sentRow, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`a running task [${kind}]`, () => {
@@ -94,11 +94,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const { gw } = env;
       const user = await gw.createUser();
       const slow = await submit(gw.url, user.key, "audiob", "MUSIC", { prompt: "slow [fail]" });
-      const row = await gw.gateway.ctx.store.db
-        .selectFrom("tasks")
-        .selectAll()
-        .where("task_id", "=", slow.body.data)
-        .executeTakeFirstOrThrow();
+      const row = await sentRow(gw, slow.body.data);
       const forged = await call(gw.url, null, "POST", `/audiob/callback/${row.callback_secret}`, {
         code: 200,
         data: {

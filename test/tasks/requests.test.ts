@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { call, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
+import { call, eventually, sentRow, startTaskEnv, submit, type TaskEnv, waitForTask } from "./harness.js";
 
 function expectEnvelopeError(res: { status: number; body: any }, status: number, messagePart?: string) {
   expect(res.status).toBe(status);
@@ -118,14 +118,12 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         ],
         ["audioa", { prompt: "x", continue_clip_id: "not-a-uuid", continue_at: 3 }, "continue_clip_id"],
         ["audioa", { prompt: "x", continue_at: 3 }, "continue_clip_id"],
-        ["audioa", { prompt: "x", unknown_field: 1 }, "unknown_field"],
         ["audioa", { title: "no prompt" }, "prompt"],
         ["audioa", { prompt: "x".repeat(5001) }, "prompt"],
         ["audiob", { prompt: "x", audio_weight: 1.5 }, "audio_weight"],
         ["audiob", { prompt: "x", style_weight: 0.123 }, "style_weight"],
         ["audiob", { prompt: "x", weirdness_constraint: -0.1 }, "weirdness_constraint"],
         ["audiob", { prompt: "x", custom_mode: true }, "style"],
-        ["audiob", { prompt: "x", customMode: true }, "customMode"],
         ["audiob", { prompt: "x".repeat(501) }, "prompt"],
         ["audiob", { style: "no prompt" }, "prompt"],
         ["audiob", [1, 2], "body"],
@@ -143,6 +141,34 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         );
       }
       expect(await env.gw.balance(owner.userId)).toBe(before);
+    });
+
+    it("passes fields it does not know on to a task-relay upstream, and leaves them out for generate-record", async () => {
+      const { gw, sim } = env;
+      const relayed = await submit(gw.url, owner.key, "audioa", "MUSIC", {
+        prompt: "x",
+        persona_id: "p-42",
+        extra: { nested: [1, 2] },
+      });
+      expect(relayed.status).toBe(200);
+      const toRelay = await eventually(async () =>
+        sim.received.find((r) => r.path === "/audioa/submit/MUSIC" && (r.body as any)?.persona_id === "p-42"),
+      );
+      expect(toRelay.body).toMatchObject({ prompt: "x", persona_id: "p-42", extra: { nested: [1, 2] } });
+
+      const recorded = await submit(gw.url, owner.key, "audiob", "MUSIC", {
+        prompt: "y",
+        customMode: true,
+        vocal: "f",
+      });
+      expect(recorded.status).toBe(200);
+      const row = await sentRow(gw, recorded.body.data);
+      const toRecord = sim.received.find(
+        (r) => r.protocol === "generate-record" && r.body && (r.body as any).prompt === "y",
+      );
+      expect(row.upstream_id).toBeTruthy();
+      expect(toRecord?.body).toMatchObject({ prompt: "y", customMode: false });
+      expect(toRecord?.body).not.toHaveProperty("vocal");
     });
   });
 }

@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptTask, sendTask } from "../../src/api/tasks/submit-task.js";
-import { TaskStore } from "../../src/store/tasks.js";
+import { acceptTask, sendTask } from "../../src/core/tasks/submit.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { eventually, FAST_TASKS, ledgerRowsOf, startTaskEnv, submit, type TaskEnv } from "./harness.js";
+import {
+  callerOf,
+  eventually,
+  FAST_TASKS,
+  kindOf,
+  ledgerRowsOf,
+  startTaskEnv,
+  submit,
+  submitPortsOf,
+  type TaskEnv,
+} from "./harness.js";
 
 const PRICE = 50_000;
 
@@ -87,17 +96,14 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
     it("lets only one of many racing FAILURE moves happen, with one refund", async () => {
       const { gw } = env;
-      const ctx = gw.gateway.ctx;
       const user = await gw.createUser({ quota: 1_000_000 });
-      const principal = await ctx.auth.authenticate(user.key, "127.0.0.1");
-      const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
-      const accepted = await acceptTask(ctx, store, {
-        family: "audioa",
-        action: "MUSIC",
+      const { store, deps } = submitPortsOf(gw);
+      const accepted = await acceptTask(deps, {
+        kind: kindOf("audioa", "MUSIC"),
         body: { prompt: "race" },
-        principal,
+        caller: await callerOf(gw, user.key),
       });
-      await sendTask(ctx, store, accepted);
+      await sendTask(deps, accepted);
       const results = await Promise.all(
         Array.from({ length: 8 }, (_, i) => store.fail(accepted.row.id, "SUBMITTED", `racer ${i}`)),
       );
@@ -113,17 +119,14 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
     it("claims a due task for one worker only while its lease runs", async () => {
       const { gw } = env;
-      const ctx = gw.gateway.ctx;
       const user = await gw.createUser({ quota: 1_000_000 });
-      const principal = await ctx.auth.authenticate(user.key, "127.0.0.1");
-      const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
-      const accepted = await acceptTask(ctx, store, {
-        family: "audioa",
-        action: "MUSIC",
+      const { store, deps } = submitPortsOf(gw);
+      const accepted = await acceptTask(deps, {
+        kind: kindOf("audioa", "MUSIC"),
         body: { prompt: "lease" },
-        principal,
+        caller: await callerOf(gw, user.key),
       });
-      await sendTask(ctx, store, accepted);
+      await sendTask(deps, accepted);
       // Far in the future, so every task in the store is due and leases are judged at that time.
       const at = Date.now() + 3_600_000;
       const [a, b] = await Promise.all([

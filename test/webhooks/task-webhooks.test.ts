@@ -88,6 +88,34 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(verifyWebhook(user.secret, any.id, Number(any.timestamp), `${any.body} `, any.signature)).toBe(false);
     });
 
+    it("answers a submit the upstream refuses with its id, then one task.failed webhook with the reason", async () => {
+      const user = await createWebhookUser(env.gw, "refused");
+      for (const family of ["audioa", "audiob"]) {
+        const res = await post(env.gw.url, user.key, `/${family}/submit/MUSIC`, {
+          prompt: "lyrics [refuse]",
+          callback_url: `${receiver.url}/hooks/refused?family=${family}`,
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        const taskId = res.body.data as string;
+        const record = await waitForTask(env.gw.url, user.key, family, taskId);
+        expect(record.status).toBe("FAILURE");
+        expect(record.fail_reason).toContain("refused");
+        const got = await eventually(async () => {
+          const list = receiver.deliveries.filter((d) => JSON.parse(d.body).data.task_id === taskId);
+          return list.length > 0 ? list : null;
+        });
+        await new Promise((r) => setTimeout(r, 200));
+        expect(receiver.deliveries.filter((d) => JSON.parse(d.body).data.task_id === taskId)).toHaveLength(1);
+        const payload = JSON.parse((got[0] as Delivery).body);
+        expect(payload.type).toBe("task.failed");
+        expect(payload.data).toEqual(record);
+        expect(verified(got[0] as Delivery, user.secret)).toBe(true);
+      }
+      const balance = await env.gw.balance(user.userId);
+      expect(balance).toBe(10_000_000);
+      expect(await env.gw.gateway.ctx.ledger.ledgerSum(user.userId)).toBe(balance);
+    });
+
     it("retries a delivery the receiver refused twice, with the same webhook-id, and delivers it at the third attempt", async () => {
       const user = await createWebhookUser(env.gw, "flaky-receiver");
       const res = await post(env.gw.url, user.key, "/audioa/submit/MUSIC", {

@@ -1,13 +1,17 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { GatewayContext } from "../../context.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { assertModelAllowed } from "../../auth/authenticator.js";
 import { GatewayError } from "../../core/errors.js";
-import { FAMILY_SPECS, isActionOpen, TASK_FAMILIES, type TaskFamily } from "../../core/tasks/families.js";
+import { FAMILY_SPECS, TASK_FAMILIES, type TaskFamily } from "../../core/tasks/families.js";
+import { isKindOpen, kindsOf, type TaskKind } from "../../core/tasks/kinds.js";
+import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
 import { renderTaskRecord } from "../../core/tasks/record.js";
 import type { TaskBody } from "../../core/tasks/request-bodies.js";
-import { TaskStore } from "../../store/tasks.js";
-import { principalOf, requireToken } from "../auth-hook.js";
+import { submitTask } from "../../core/tasks/submit.js";
+import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
+import type { TaskStore } from "../../store/tasks.js";
+import { principalOf } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
-import { installInputBounds } from "../input-bounds.js";
+import { type BodyBounds, installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
 import {
   batchFetchSchema,
@@ -16,12 +20,24 @@ import {
   FetchBatchAnswer,
   FetchOneAnswer,
   FetchParams,
-  SUBMIT_SCHEMAS,
   SubmitAnswer,
 } from "./schemas.js";
-import { submitTask } from "./submit-task.js";
 
 const SUBMITTED_MESSAGE = "task submitted successfully";
+
+/** What the task surface uses, built where the routes are registered. */
+export interface TaskSurfaceDeps {
+  submit: TaskSubmitDeps;
+  /** The records the surface reads (and the callback's poke). */
+  store: Pick<TaskStore, "getOwned" | "listOwned" | "pokeByCallbackSecret">;
+  idempotency: IdempotencyKeys;
+  /** Authenticates the bearer token (and counts the request against its limits). */
+  authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  bodies: BodyBounds;
+  enabledActions: readonly string[];
+  maxBatchFetchIds: number;
+  log: { warn(obj: object, msg: string): void };
+}
 
 /**
  * Task records keep the field order of the interface document (`result_url` after `fail_reason`);
@@ -29,60 +45,65 @@ const SUBMITTED_MESSAGE = "task submitted successfully";
  */
 const inDocumentOrder = () => (data: unknown) => JSON.stringify(data);
 
-function closedActionGuard(ctx: GatewayContext, family: TaskFamily, action: string) {
+function closedKindGuard(deps: TaskSurfaceDeps, kind: TaskKind) {
   return async (_request: FastifyRequest) => {
-    if (!isActionOpen(family, action, ctx.config.tasks.enabledActions)) {
-      throw new GatewayError("GW_ERR_ACTION_UNAVAILABLE", `The action ${action} is currently unavailable.`);
+    if (!isKindOpen(kind, deps.enabledActions)) {
+      throw new GatewayError("GW_ERR_ACTION_UNAVAILABLE", `The action ${kind.action} is currently unavailable.`);
     }
   };
 }
 
+/** POST /submit/{ACTION} of one kind: answers the task id, then sends the task upstream. */
+function submitRoute(authed: FastifyInstance, deps: TaskSurfaceDeps, kind: TaskKind) {
+  authed.post(
+    `/submit/${kind.action}`,
+    {
+      schema: {
+        body: kind.schema,
+        headers: IdempotencyHeaders,
+        summary: `Submit a ${kind.action} task of family ${kind.family}`,
+        response: { 200: SubmitAnswer },
+      },
+      ...(kind.closedByDefault ? { preValidation: closedKindGuard(deps, kind) } : {}),
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      assertModelAllowed(principal, kind.family);
+      // callback_url is the gateway's own field: it never reaches the upstream.
+      const { callback_url: callbackUrl, ...body } = request.body as TaskBody & { callback_url?: string };
+      let send: (() => Promise<void>) | null = null;
+      const answered = await answerIdempotently(deps.idempotency, request, reply, async (run) => {
+        const submitted = await submitTask(deps.submit, {
+          kind,
+          body: body as TaskBody,
+          caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
+          callbackUrl: callbackUrl ?? null,
+          run,
+        });
+        send = submitted.send;
+        return { status: 200, body: { code: "success", message: SUBMITTED_MESSAGE, data: submitted.taskId } };
+      });
+      // The answer is out: the send runs now, still inside the handler so a graceful stop waits for it.
+      const pending = send as (() => Promise<void>) | null;
+      if (pending) await pending().catch((err) => deps.log.warn({ err }, "sending a task after its answer failed"));
+      return answered;
+    },
+  );
+}
+
 /** Submit, fetch and callback routes of one family. */
-async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: TaskStore, family: TaskFamily) {
-  const spec = FAMILY_SPECS[family];
-  const schemas = SUBMIT_SCHEMAS[family] ?? {};
-
+async function familyRoutes(scope: FastifyInstance, deps: TaskSurfaceDeps, family: TaskFamily) {
+  const kinds = kindsOf(family);
   await scope.register(async (authed) => {
-    authed.addHook("onRequest", requireToken(ctx, "bearer"));
-
-    for (const action of spec.actions) {
-      const schema = schemas[action];
-      if (!schema) continue;
-      authed.post(
-        `/submit/${action}`,
-        {
-          schema: {
-            body: schema,
-            headers: IdempotencyHeaders,
-            summary: `Submit a ${action} task of family ${family}`,
-            response: { 200: SubmitAnswer },
-          },
-          ...(spec.closedByDefault.includes(action) ? { preValidation: closedActionGuard(ctx, family, action) } : {}),
-        },
-        async (request, reply) => {
-          // callback_url is the gateway's own field: it never reaches the upstream.
-          const { callback_url: callbackUrl, ...body } = request.body as TaskBody & { callback_url?: string };
-          return answerIdempotently(ctx.idempotency, request, reply, async (run) => {
-            const taskId = await submitTask(ctx, store, {
-              family,
-              action,
-              body: body as TaskBody,
-              principal: principalOf(request),
-              callbackUrl: callbackUrl ?? null,
-              run,
-            });
-            return { status: 200, body: { code: "success", message: SUBMITTED_MESSAGE, data: taskId } };
-          });
-        },
-      );
-    }
+    authed.addHook("onRequest", deps.authenticate);
+    for (const kind of kinds) submitRoute(authed, deps, kind);
 
     // Not an operation: the answer to an action this family does not have.
     authed.post("/submit/:action", { schema: { hide: true } }, async (request) => {
       const { action } = request.params as { action: string };
       throw new GatewayError(
         "GW_ERR_BAD_REQUEST",
-        `Unknown action "${action}" for ${family}; known actions: ${spec.actions.join(", ")}.`,
+        `Unknown action "${action}" for ${family}; known actions: ${kinds.map((k) => k.action).join(", ")}.`,
         { param: "action" },
       );
     });
@@ -95,7 +116,7 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
       },
       async (request) => {
         const { id } = request.params as { id: string };
-        const row = await store.getOwned(family, principalOf(request).userId, id);
+        const row = await deps.store.getOwned(family, principalOf(request).userId, id);
         if (!row) throw new GatewayError("GW_ERR_NOT_FOUND", `No task ${id} was found.`);
         return { code: "success", message: "", data: renderTaskRecord(row) };
       },
@@ -106,14 +127,14 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
       {
         schema: {
           summary: `Fetch ${family} tasks by id`,
-          body: batchFetchSchema(ctx.config.tasks.maxBatchFetchIds),
+          body: batchFetchSchema(deps.maxBatchFetchIds),
           response: { 200: FetchBatchAnswer },
         },
         serializerCompiler: inDocumentOrder,
       },
       async (request) => {
         const ids = [...new Set((request.body as { ids: string[] }).ids)];
-        const rows = await store.listOwned(family, principalOf(request).userId, ids);
+        const rows = await deps.store.listOwned(family, principalOf(request).userId, ids);
         const byId = new Map(rows.map((r) => [r.task_id, r]));
         const records = ids.flatMap((id) => {
           const row = byId.get(id);
@@ -124,7 +145,7 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
     );
   });
 
-  if (spec.channelType === "generate-record") {
+  if (FAMILY_SPECS[family].upstreamCallbacks) {
     // The upstream's callback: no bearer token, the secret in the path names the task. It only
     // makes the poller look at that task now; the poll stays the source of truth.
     scope.post(
@@ -135,7 +156,7 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
       },
       async (request) => {
         const { secret } = request.params as { secret: string };
-        const poked = await store.pokeByCallbackSecret(family, secret);
+        const poked = await deps.store.pokeByCallbackSecret(family, secret);
         if (!poked) throw new GatewayError("GW_ERR_NOT_FOUND", "No running task has this callback address.");
         return { code: "success", message: "", data: null };
       },
@@ -144,15 +165,14 @@ async function familyRoutes(scope: FastifyInstance, ctx: GatewayContext, store: 
 }
 
 /** Audio task surface: /audioa/... and /audiob/... (envelope shape). */
-export async function taskRoutes(app: FastifyInstance, opts: { ctx: GatewayContext }) {
-  const { ctx } = opts;
-  const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
+export async function taskRoutes(app: FastifyInstance, opts: { deps: TaskSurfaceDeps }) {
+  const { deps } = opts;
   for (const family of TASK_FAMILIES) {
     await app.register(
       async (scope) => {
         installSurface(scope, "envelope");
-        installInputBounds(scope, ctx.config.bodies.tasks);
-        await familyRoutes(scope, ctx, store, family);
+        installInputBounds(scope, deps.bodies);
+        await familyRoutes(scope, deps, family);
       },
       { prefix: `/${family}` },
     );

@@ -1,8 +1,11 @@
 import type { Channel } from "../../core/channel.js";
 import type { AudiobTuning } from "../../core/tasks/clips.js";
+import type { TaskUpstream } from "../../core/tasks/ports.js";
+import { type AudiobMusicBody, audiobTuning } from "../../core/tasks/request-bodies.js";
 import { normalizeRecordInfo, type UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 import { classifyStatus, UpstreamError, type UpstreamErrorClass } from "../../core/upstream-error.js";
 import { callUpstream, readJson, safeUrl, upstreamMessage } from "../http.js";
+import { recordRequestBody } from "./request.js";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The protocol allows at most 3 polls a second per task. */
@@ -89,3 +92,25 @@ export async function fetchRecordInfo(
   if (!answer.data || typeof answer.data !== "object") return null;
   return normalizeRecordInfo(answer.data, tuning, Date.now());
 }
+
+/** The generate-record protocol as a task adapter: one task per poll call. */
+export const generateRecordTasks: TaskUpstream = {
+  kinds: ["audiob:MUSIC"],
+  minPollIntervalMs: RECORD_MIN_POLL_INTERVAL_MS,
+  defaultConcurrency: 16,
+  batchSize: () => 1,
+  submit: (channel, task, signal) =>
+    submitRecordTask(
+      channel,
+      recordRequestBody(task.body as AudiobMusicBody, task.upstreamModel, task.callbackUrl),
+      signal,
+    ),
+  async poll(channel, tasks, signal) {
+    const out = new Map<string, UpstreamTaskState>();
+    for (const task of tasks) {
+      const state = await fetchRecordInfo(channel, task.upstreamId, audiobTuning(task.body as AudiobMusicBody), signal);
+      if (state) out.set(task.upstreamId, state);
+    }
+    return out;
+  },
+};

@@ -1,4 +1,5 @@
 import type { Channel } from "../../core/channel.js";
+import type { OutgoingTask, PolledTask, TaskUpstream } from "../../core/tasks/ports.js";
 import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 import { normalizeRelayTask } from "../../core/tasks/upstream-state.js";
 import { UpstreamError } from "../../core/upstream-error.js";
@@ -89,3 +90,29 @@ export async function fetchRelayTasks(
   }
   return out;
 }
+
+/** The JSON sent to a `task-relay` upstream: the client's body as given, with the model mapped. */
+export function relayRequestBody(task: OutgoingTask): Record<string, unknown> {
+  const field = task.kind.upstreamModelField;
+  return field ? { ...task.body, [field]: task.upstreamModel } : { ...task.body };
+}
+
+/** The task-relay protocol as a task adapter: up to 100 tasks per poll call. */
+export const taskRelayTasks: TaskUpstream = {
+  kinds: ["audioa:MUSIC", "audioa:REPLACE", "audioa:INSTRUMENTALS_SWAP"],
+  minPollIntervalMs: 0,
+  defaultConcurrency: 4,
+  batchSize: relayBatchSize,
+  submit: (channel, task, signal) =>
+    submitRelayTask(channel, task.kind.family, task.kind.upstreamOperation, relayRequestBody(task), signal),
+  poll(channel, tasks, signal) {
+    const kind = (tasks[0] as PolledTask).kind;
+    return fetchRelayTasks(
+      channel,
+      kind.family,
+      kind.upstreamOperation,
+      tasks.map((t) => t.upstreamId),
+      signal,
+    );
+  },
+};

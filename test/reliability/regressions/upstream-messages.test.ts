@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
+import { waitForTask } from "../../tasks/harness.js";
 import { encodedCopies, type FaultUpstream, startFaultUpstream } from "../fault-upstream.js";
 import { bearer, callGateway, googleKey, spendingRows } from "../harness.js";
 
@@ -63,8 +64,13 @@ describe("upstream messages shown to clients [sqlite]", () => {
         headers: bearer(t.key),
         body: { prompt: "a song" },
       });
-      expect(answer.status).toBe(400);
+      // The submit answers the id; the refusal shows on the task, which ends refunded.
+      expect(answer.status).toBe(200);
       expect(answer.text).not.toContain(t.channelKey);
+      const taskId = JSON.parse(answer.text).data as string;
+      const ended = await waitForTask(gw.url, t.key, family, taskId);
+      expect(ended.status).toBe("FAILURE");
+      expect(JSON.stringify(ended)).not.toContain(t.channelKey);
       const refunded = await spendingRows(gw, t.userId);
       expect(refunded.map((r) => r.kind).sort()).toEqual(["charge", "refund"]);
       const rows = await gw.gateway.ctx.store.db.selectFrom("tasks").select(["fail_reason"]).execute();
@@ -114,9 +120,15 @@ describe("upstream messages shown to clients [sqlite]", () => {
                 headers: bearer(user.key),
                 body: { prompt: "a song" },
               });
-      expect(answer.status).toBe(400);
-      expect(answer.text).toContain("[redacted]");
+      // A task submit answers the id; the refusal (and its redacted reason) shows on the task.
+      const shown =
+        surface === "audioa" || surface === "audiob"
+          ? JSON.stringify(await waitForTask(gw.url, user.key, surface, JSON.parse(answer.text).data))
+          : answer.text;
+      expect(answer.status).toBe(surface === "audioa" || surface === "audiob" ? 200 : 400);
+      expect(shown).toContain("[redacted]");
       expectNoCopy(answer.text, channelKey);
+      expectNoCopy(shown, channelKey);
       await gw.gateway.ctx.requestLogs.flush();
       expectNoCopy(gw.logs.join("\n"), channelKey);
       const reasons = await gw.gateway.ctx.store.db.selectFrom("tasks").select(["fail_reason"]).execute();

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { unixNow } from "../core/ids.js";
-import type { Executor } from "../store/ledger.js";
+import type { Executor } from "./ledger.js";
 
 /**
  * Queues the announcement of a task's end. Called in the same transaction as the task's

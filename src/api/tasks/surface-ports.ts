@@ -1,0 +1,83 @@
+import type { FastifyBaseLogger } from "fastify";
+import type { Config } from "../../config.js";
+import { newTaskId, randomBase62, taskIdOfRun } from "../../core/ids.js";
+import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
+import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
+import { countUpstreamCall } from "../../metrics/index.js";
+import type { GatewayMetrics } from "../../metrics/registry.js";
+import type { ChannelHealth } from "../../routing/channel-health.js";
+import type { ChannelSlots } from "../../routing/channel-slots.js";
+import type { Channels } from "../../store/channels.js";
+import type { PriceBook } from "../../store/prices.js";
+import type { TaskStore } from "../../store/tasks.js";
+import { taskUpstreamOf } from "../../upstreams/task-adapters.js";
+import { assertWebhookTarget } from "../../webhooks/target.js";
+import type { TaskSurfaceDeps } from "./index.js";
+
+/** The parts of the gateway a task submit uses. */
+export interface TaskSubmitParts {
+  config: Pick<Config, "quotaPerUnit" | "tasks" | "limits" | "webhooks" | "bodies">;
+  channels: Channels;
+  prices: PriceBook;
+  health: ChannelHealth;
+  slots: ChannelSlots;
+  metrics: GatewayMetrics;
+  logger: FastifyBaseLogger;
+  idempotency: IdempotencyKeys;
+  /** Absolute base URL for links the gateway hands out (the upstream's callback address). */
+  publicBaseUrl(): string;
+}
+
+/** The submit use case's ports, over the store, the channel list, the prices and the task adapters. */
+export function taskSubmitPorts(parts: TaskSubmitParts, store: TaskStore): TaskSubmitDeps {
+  const { config } = parts;
+  return {
+    store,
+    upstreams: taskUpstreamOf,
+    slots: parts.slots,
+    channels: {
+      candidates: (model, group, channelType) => parts.channels.candidates(model, group, [channelType]),
+      report(channel, error, userId) {
+        countUpstreamCall(parts.metrics, channel, error);
+        void parts.health.report(channel, error, `user:${userId}`);
+      },
+    },
+    prices: {
+      taskPrice: (family, action) => parts.prices.taskPrice(family, action),
+      groupRatio: (group) => parts.prices.groupRatio(group),
+    },
+    checkCallbackUrl: (url, field) =>
+      assertWebhookTarget(url, { allowPrivate: config.webhooks.allowPrivateUrls }, field),
+    upstreamCallbackUrl: (family, secret) => `${parts.publicBaseUrl()}/${family}/callback/${secret}`,
+    ids: { newTaskId, taskIdOfRun, secret: () => randomBase62(32) },
+    now: () => Date.now(),
+    settings: {
+      quotaPerUnit: config.quotaPerUnit,
+      unsentGraceMs: config.tasks.unsentGraceMs,
+      pollIntervalMs: config.tasks.pollIntervalMs,
+      timeoutSeconds: config.tasks.timeoutSeconds,
+      leaseMs: config.tasks.leaseMs,
+      tasksInFlightPerUser: config.limits.tasksInFlightPerUser,
+    },
+    onRateLimited: () => parts.metrics.rateLimited.inc({ surface: "tasks" }),
+    log: parts.logger,
+  };
+}
+
+/** The task surface's dependencies: the submit ports, the store's reads and the HTTP settings. */
+export function taskSurfacePorts(
+  parts: TaskSubmitParts,
+  store: TaskStore,
+  authenticate: TaskSurfaceDeps["authenticate"],
+): TaskSurfaceDeps {
+  return {
+    submit: taskSubmitPorts(parts, store),
+    store,
+    idempotency: parts.idempotency,
+    authenticate,
+    bodies: parts.config.bodies.tasks,
+    enabledActions: parts.config.tasks.enabledActions,
+    maxBatchFetchIds: parts.config.tasks.maxBatchFetchIds,
+    log: parts.logger,
+  };
+}

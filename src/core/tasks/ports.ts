@@ -1,0 +1,171 @@
+import type { Channel, ChannelType } from "../channel.js";
+import type { UpstreamError } from "../upstream-error.js";
+import type { Clip } from "./clips.js";
+import type { TaskKind } from "./kinds.js";
+import type { TaskView } from "./record.js";
+import type { TaskBody } from "./request-bodies.js";
+import type { TaskStatus } from "./states.js";
+import type { UpstreamTaskState } from "./upstream-state.js";
+
+/** A stored task as the use cases see it (JSON columns as text). */
+export interface StoredTask extends TaskView {
+  token_id: number | null;
+  request_body: string;
+  upstream_status: string | null;
+  next_poll_at: number;
+  poll_errors: number;
+  callback_secret: string | null;
+  callback_url: string | null;
+}
+
+/** A task to insert, charged in the same transaction. */
+export interface NewTask {
+  taskId: string;
+  platform: string;
+  userId: number;
+  tokenId: number | null;
+  group: string;
+  channelId: number;
+  quota: number;
+  action: string;
+  properties: string;
+  requestBody: string;
+  callbackSecret: string | null;
+  /** Where the task's end is announced; null = the user's default webhook, if any. */
+  callbackUrl?: string | null;
+  /** Until then the task belongs to its sender; after it the sweeper may fail it (ms). */
+  sendDeadlineMs: number;
+  /** Most unfinished tasks the user may have, this one included; 0 = no limit. */
+  unfinishedLimit?: number;
+  /** Unix milliseconds by which the task's charge must be closed (its timeout bounds it). */
+  chargeCloseBy: number;
+}
+
+/** Changes written together with a non-terminal status move. */
+export interface TaskChanges {
+  progress?: string;
+  upstreamStatus?: string | null;
+  startTime?: number;
+  nextPollAt?: number;
+}
+
+/**
+ * The task store. Every status move is a compare-and-set from `from`: of two workers racing on
+ * one task only one moves it. A terminal move commits with its ledger entry (refund or settle),
+ * the user's count of unfinished tasks and the queued webhook; the charge commits with the insert.
+ */
+export interface TaskStorePort<T extends StoredTask = StoredTask> {
+  insertCharged(task: NewTask): Promise<T>;
+  switchChannel(id: number, channelId: number, properties: string): Promise<boolean>;
+  /** NOT_START -> SUBMITTED with the upstream id. False when the task was already failed (swept). */
+  markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean>;
+  fail(id: number, from: string, reason: string, upstreamStatus?: string | null): Promise<boolean>;
+  succeed(task: T, from: string, clips: Clip[], upstreamStatus: string, model: string): Promise<boolean>;
+  advance(id: number, from: string, to: TaskStatus, changes: TaskChanges): Promise<boolean>;
+  releaseUnchanged(ids: number[], owner: string, nextPollAtMs: number): Promise<void>;
+  releaseAfterError(id: number, owner: string, nextPollAtMs: number): Promise<void>;
+  claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<T[]>;
+  unsentOverdue(nowMs: number, limit: number): Promise<T[]>;
+  getOwned(platform: string, userId: number, taskId: string): Promise<T | undefined>;
+  findOwnedClip(platform: string, userId: number, clipId: string): Promise<{ model: string } | undefined>;
+}
+
+/** What a task adapter sends for one task. */
+export interface OutgoingTask {
+  kind: TaskKind;
+  /** The client's body without the gateway's own fields (unknown fields included). */
+  body: TaskBody;
+  /** The model name the channel's upstream knows. */
+  upstreamModel: string;
+  /** Where the upstream may call the gateway back about this task, if the family has callbacks. */
+  callbackUrl: string | null;
+}
+
+/** One task an adapter polls. */
+export interface PolledTask {
+  upstreamId: string;
+  kind: TaskKind;
+  /** The body the client sent (parsed), for values the upstream does not echo. */
+  body: TaskBody;
+}
+
+/**
+ * One upstream task protocol, as its adapter implements it. Failures are UpstreamErrors (the
+ * adapter classifies them: refused, retryable, auth...).
+ */
+export interface TaskUpstream {
+  /** The kinds (`family:ACTION`) this protocol can do. */
+  readonly kinds: readonly string[];
+  /** Shortest gap between two polls of one task the protocol allows (ms). */
+  readonly minPollIntervalMs: number;
+  /** Calls in flight on a channel when its `settings.concurrency` is unset. */
+  readonly defaultConcurrency: number;
+  /** Most tasks one poll call carries on this channel. */
+  batchSize(channel: Channel): number;
+  /** Sends a task; returns the upstream's id of it. */
+  submit(channel: Channel, task: OutgoingTask, signal: AbortSignal): Promise<string>;
+  /**
+   * Polls up to `batchSize` tasks of one kind. Tasks the upstream does not know are absent from
+   * the answer.
+   */
+  poll(channel: Channel, tasks: PolledTask[], signal?: AbortSignal): Promise<Map<string, UpstreamTaskState>>;
+}
+
+/** Finds the adapter of a channel type; undefined when the type speaks no task protocol. */
+export type TaskUpstreams = (channelType: string) => TaskUpstream | undefined;
+
+/** Per-channel concurrency slots shared by every upstream call of this instance. */
+export interface ChannelSlotsPort {
+  /** Takes a slot (waiting if need be; a retryable UpstreamError when none frees up); returns its release. */
+  acquire(channel: { id: number; settings: { concurrency?: number } }): Promise<() => void>;
+}
+
+/** The gateway's logger as the task use cases use it. */
+export interface TaskLog {
+  debug(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** Who submits: the authenticated token's owner. */
+export interface TaskCaller {
+  userId: number;
+  tokenId: number | null;
+  group: string;
+}
+
+/** Everything the submit use case uses, wired where the routes are registered. */
+export interface TaskSubmitDeps {
+  store: TaskStorePort;
+  upstreams: TaskUpstreams;
+  slots: ChannelSlotsPort;
+  channels: {
+    /** Enabled channels of `channelType` serving `model` to `group`. */
+    candidates(model: string, group: string, channelType: ChannelType): Promise<Channel[]>;
+    /** Hears every upstream attempt's outcome, for channel health and metrics. Must not throw. */
+    report(channel: Channel, error: UpstreamError | null, userId: number): void;
+  };
+  prices: {
+    taskPrice(family: string, action: string): Promise<number | null>;
+    groupRatio(group: string): Promise<number>;
+  };
+  /** Checks a client's callback URL (SSRF guard); returns it, or throws a 400 naming `field`. */
+  checkCallbackUrl(url: string, field: string): Promise<string>;
+  /** The URL the upstream calls back for a task with this secret. */
+  upstreamCallbackUrl(family: string, secret: string): string;
+  ids: { newTaskId(): string; taskIdOfRun(runId: string): string; secret(): string };
+  now(): number;
+  settings: {
+    quotaPerUnit: number;
+    /** A task not sent within it after its charge is failed by the sweeper (ms). */
+    unsentGraceMs: number;
+    pollIntervalMs: number;
+    timeoutSeconds: number;
+    leaseMs: number;
+    tasksInFlightPerUser: number;
+  };
+  /** Told when a submit is refused for too many unfinished tasks. */
+  onRateLimited(): void;
+  log: TaskLog;
+}

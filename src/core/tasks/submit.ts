@@ -1,0 +1,194 @@
+import type { Channel } from "../channel.js";
+import { orderChannels } from "../channel-selection.js";
+import { GatewayError } from "../errors.js";
+import { withFailover } from "../failover.js";
+import { quotaForCall } from "../pricing.js";
+import { isUpstreamError, publicUpstreamReason, UpstreamError } from "../upstream-error.js";
+import { FAMILY_SPECS } from "./families.js";
+import { kindName, type TaskKind } from "./kinds.js";
+import type { StoredTask, TaskCaller, TaskSubmitDeps } from "./ports.js";
+import type { TaskBody } from "./request-bodies.js";
+
+/** One submit: which kind, the body (without the gateway's own fields), who asks. */
+export interface SubmitRequest {
+  kind: TaskKind;
+  body: TaskBody;
+  caller: TaskCaller;
+  /** Where the task's end is announced (checked here); null = the user's default webhook. */
+  callbackUrl?: string | null;
+  /** The Idempotency-Key run this submit belongs to, if any: it names the task. */
+  run?: { runId: string; attempt: number } | null;
+}
+
+/** A task charged and stored, not yet sent. */
+export interface AcceptedTask {
+  row: StoredTask;
+  kind: TaskKind;
+  body: TaskBody;
+  /** Channels to try, in order; the first is the one the task was priced on. */
+  channels: Channel[];
+  originModel: string;
+}
+
+/** What a submit answers: the public id now, and the send to run once the answer is out. */
+export interface SubmittedTask {
+  taskId: string;
+  /** Sends the task upstream; null when an earlier run of the same Idempotency-Key made the task. */
+  send: (() => Promise<void>) | null;
+}
+
+/** Most channels one submit tries before it gives up. */
+const MAX_SUBMIT_ATTEMPTS = 3;
+
+function upstreamModelOf(channel: Channel, originModel: string): string {
+  return channel.modelMapping[originModel] ?? originModel;
+}
+
+function propertiesJson(kind: TaskKind, body: TaskBody, origin: string, upstream: string): string {
+  return JSON.stringify({ input: kind.input(body), upstream_model_name: upstream, origin_model_name: origin });
+}
+
+async function sourceClipModel(deps: TaskSubmitDeps, req: SubmitRequest): Promise<string> {
+  const field = req.kind.sourceClipField;
+  if (!field) return "";
+  const clipId = (req.body as Record<string, unknown>)[field] as string;
+  const clip = await deps.store.findOwnedClip(req.kind.family, req.caller.userId, clipId);
+  if (!clip) {
+    throw new GatewayError(
+      "GW_ERR_VALIDATION",
+      `body.${field} ${clipId} is not a clip of one of your succeeded ${req.kind.family} tasks`,
+      { param: field },
+    );
+  }
+  return clip.model;
+}
+
+/**
+ * Validates, prices and charges a task, and stores it as NOT_START, in one transaction. Nothing
+ * is charged when any check fails (insufficient quota included), and no upstream is called.
+ */
+export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Promise<AcceptedTask> {
+  const { kind, body, caller } = req;
+  kind.check(body);
+  const callbackUrl = req.callbackUrl ? await deps.checkCallbackUrl(req.callbackUrl, "body.callback_url") : null;
+  const sourceModel = await sourceClipModel(deps, req);
+  const price = await deps.prices.taskPrice(kind.family, kind.action);
+  if (price === null) {
+    throw new GatewayError(
+      "GW_ERR_ACTION_UNAVAILABLE",
+      `The action ${kind.action} of ${kind.family} has no price set; it is currently unavailable.`,
+    );
+  }
+  const spec = FAMILY_SPECS[kind.family];
+  // Only channels whose protocol can do this kind.
+  const candidates = (await deps.channels.candidates(kind.family, caller.group, spec.channelType)).filter((c) =>
+    deps.upstreams(c.type)?.kinds.includes(kindName(kind)),
+  );
+  if (candidates.length === 0) {
+    throw new GatewayError("GW_ERR_NO_CHANNEL", `No upstream channel serves ${kind.family} for your group.`);
+  }
+  const channels = orderChannels(candidates);
+  const first = channels[0] as Channel;
+  const quota = quotaForCall(price, {
+    groupRatio: await deps.prices.groupRatio(caller.group),
+    channelRatio: first.priceRatio,
+    quotaPerUnit: deps.settings.quotaPerUnit,
+  });
+  const originModel = kind.originModel(body, sourceModel);
+  const { settings } = deps;
+  const now = deps.now();
+  const row = await deps.store
+    .insertCharged({
+      taskId: req.run ? deps.ids.taskIdOfRun(req.run.runId) : deps.ids.newTaskId(),
+      platform: kind.family,
+      userId: caller.userId,
+      tokenId: caller.tokenId,
+      group: caller.group,
+      channelId: first.id,
+      quota,
+      action: kind.action,
+      properties: propertiesJson(kind, body, originModel, upstreamModelOf(first, originModel)),
+      requestBody: JSON.stringify(body),
+      callbackSecret: spec.upstreamCallbacks ? deps.ids.secret() : null,
+      callbackUrl,
+      sendDeadlineMs: now + settings.unsentGraceMs,
+      // Counted in the store, with the insert: it holds across instances and parallel submits.
+      unfinishedLimit: settings.tasksInFlightPerUser,
+      // The task's timeout ends it (and closes its charge) first; the reaper is the backstop.
+      chargeCloseBy: now + settings.timeoutSeconds * 1000 + 2 * settings.leaseMs,
+    })
+    .catch((err: unknown) => {
+      if (err instanceof GatewayError && err.errorName === "GW_ERR_RATE_LIMITED") deps.onRateLimited();
+      throw err;
+    });
+  return { row, kind, body, channels, originModel };
+}
+
+function failReason(err: unknown): string {
+  if (!isUpstreamError(err)) return "the task could not be submitted";
+  if (err.kind === "refused") return publicUpstreamReason(err.message);
+  return `no upstream channel accepted the task: ${publicUpstreamReason(err.message)}`;
+}
+
+/**
+ * Sends an accepted task upstream, failing over across its channels, each call in one of the
+ * channel's slots, and moves it to SUBMITTED. When no channel takes it the task ends as FAILURE
+ * with the upstream's reason and its refund (one transaction, its webhook queued with it). Never
+ * throws: the client already has the task's id and learns the outcome from the record.
+ */
+export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promise<void> {
+  const { row, kind, body, originModel } = task;
+  // The whole send must end well before the sweeper may take the task as "never sent".
+  const signal = AbortSignal.timeout(Math.max(100, Math.floor(deps.settings.unsentGraceMs * 0.8)));
+  const callbackUrl = row.callback_secret ? deps.upstreamCallbackUrl(row.platform, row.callback_secret) : null;
+  try {
+    const { result: upstreamId, channel } = await withFailover(
+      task.channels,
+      { maxAttempts: MAX_SUBMIT_ATTEMPTS },
+      async (channel, index) => {
+        const upstream = deps.upstreams(channel.type);
+        if (!upstream) throw new UpstreamError("retryable", `channel type ${channel.type} sends no tasks`);
+        const upstreamModel = upstreamModelOf(channel, originModel);
+        if (index > 0) {
+          await deps.store.switchChannel(row.id, channel.id, propertiesJson(kind, body, originModel, upstreamModel));
+        }
+        const concurrency = channel.settings.concurrency ?? upstream.defaultConcurrency;
+        const release = await deps.slots.acquire({ id: channel.id, settings: { concurrency } });
+        try {
+          return await upstream.submit(channel, { kind, body, upstreamModel, callbackUrl }, signal);
+        } finally {
+          release();
+        }
+      },
+      ({ channel, error }) => deps.channels.report(channel, error, Number(row.user_id)),
+    );
+    const sent = await deps.store.markSent(row.id, upstreamId, channel.id, deps.now() + deps.settings.pollIntervalMs);
+    if (!sent) {
+      // The sweeper failed and refunded the task while it was being sent: the upstream job runs unpaid.
+      deps.log.error({ taskId: row.task_id, channelId: channel.id }, "task was sent after it had been swept");
+    }
+  } catch (err) {
+    deps.log.warn({ err, taskId: row.task_id }, "task submit failed; refunding");
+    try {
+      await deps.store.fail(row.id, "NOT_START", failReason(err));
+    } catch (failErr) {
+      // The unsent-task sweeper fails and refunds it after its send deadline.
+      deps.log.error({ err: failErr, taskId: row.task_id }, "a refused task could not be failed now");
+    }
+  }
+}
+
+/**
+ * Accepts a task and hands back its public id and its send: the client is answered once the task
+ * and its charge are committed, and the send runs after the answer. A retry that took over an
+ * Idempotency-Key from a dead instance answers the task that instance created, if it got that far
+ * (its charge and insert are one transaction): never a second task or charge.
+ */
+export async function submitTask(deps: TaskSubmitDeps, req: SubmitRequest): Promise<SubmittedTask> {
+  if (req.run && req.run.attempt > 1) {
+    const earlier = await deps.store.getOwned(req.kind.family, req.caller.userId, deps.ids.taskIdOfRun(req.run.runId));
+    if (earlier) return { taskId: earlier.task_id, send: null };
+  }
+  const accepted = await acceptTask(deps, req);
+  return { taskId: accepted.row.task_id, send: () => sendTask(deps, accepted) };
+}

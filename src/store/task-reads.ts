@@ -1,0 +1,94 @@
+import type { Kysely, Selectable } from "kysely";
+import { POLLED_STATUSES } from "../core/tasks/states.js";
+import type { Database, TasksTable } from "./schema.js";
+
+export type TaskRow = Selectable<TasksTable>;
+
+/** Clips of succeeded tasks, so REPLACE and INSTRUMENTALS_SWAP can check the caller owns a clip. */
+export interface TaskClipsTable {
+  clip_id: string;
+  task_id: string;
+  user_id: number;
+  platform: string;
+  model: string;
+  created_at: number;
+}
+export type TaskDb = Database & { task_clips: TaskClipsTable };
+
+/** What is read of tasks: the owner's records, their clips, tasks never sent, callbacks. */
+export class TaskReads {
+  protected readonly tdb: Kysely<TaskDb>;
+
+  constructor(protected readonly db: Kysely<Database>) {
+    this.tdb = db as unknown as Kysely<TaskDb>;
+  }
+
+  /** Tasks charged but never sent whose send deadline has passed. */
+  async unsentOverdue(nowMs: number, limit: number): Promise<TaskRow[]> {
+    return this.db
+      .selectFrom("tasks")
+      .selectAll()
+      .where("status", "=", "NOT_START")
+      .where("next_poll_at", "<=", nowMs)
+      .orderBy("next_poll_at")
+      .limit(limit)
+      .execute();
+  }
+
+  /**
+   * Makes the task with this callback secret due at once, ahead of tasks that are merely due
+   * (claims take the oldest `next_poll_at` first). False when no running task has it.
+   */
+  async pokeByCallbackSecret(platform: string, secret: string): Promise<boolean> {
+    const res = await this.db
+      .updateTable("tasks")
+      .set({ next_poll_at: 0 })
+      .where("callback_secret", "=", secret)
+      .where("platform", "=", platform)
+      .where("status", "in", POLLED_STATUSES)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** One task of the owner, or undefined (foreign and unknown ids look the same). */
+  getOwned(platform: string, userId: number, taskId: string): Promise<TaskRow | undefined> {
+    return this.db
+      .selectFrom("tasks")
+      .selectAll()
+      .where("task_id", "=", taskId)
+      .where("user_id", "=", userId)
+      .where("platform", "=", platform)
+      .executeTakeFirst();
+  }
+
+  /** One task of the owner in any family, or undefined (what a webhook announces). */
+  findOwned(userId: number, taskId: string): Promise<TaskRow | undefined> {
+    return this.db
+      .selectFrom("tasks")
+      .selectAll()
+      .where("task_id", "=", taskId)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
+  }
+
+  /** The owner's tasks among `taskIds`; others are simply absent. */
+  async listOwned(platform: string, userId: number, taskIds: string[]): Promise<TaskRow[]> {
+    if (taskIds.length === 0) return [];
+    // Looked up by the unique task_id alone, owner checked on the rows found: with the owner in
+    // the WHERE, SQLite walks the owner's index and reads every task the owner ever had.
+    const rows = await this.db.selectFrom("tasks").selectAll().where("task_id", "in", taskIds).execute();
+    return rows.filter((r) => Number(r.user_id) === userId && r.platform === platform);
+  }
+
+  /** A clip of one of the owner's succeeded tasks of `platform`, with the model that made it. */
+  async findOwnedClip(platform: string, userId: number, clipId: string): Promise<{ model: string } | undefined> {
+    const row = await this.tdb
+      .selectFrom("task_clips")
+      .select(["model"])
+      .where("user_id", "=", userId)
+      .where("clip_id", "=", clipId)
+      .where("platform", "=", platform)
+      .executeTakeFirst();
+    return row ? { model: row.model } : undefined;
+  }
+}
