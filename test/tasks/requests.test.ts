@@ -101,7 +101,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
     it("answers an unknown action with 400 and an unknown family with 404", async () => {
       const { url } = env.gw;
-      expectEnvelopeError(await submit(url, owner.key, "audioa", "LYRICS", { prompt: "x" }), 400, "Unknown action");
+      expectEnvelopeError(await submit(url, owner.key, "audioa", "REMIX", { prompt: "x" }), 400, "Unknown action");
       expectEnvelopeError(await submit(url, owner.key, "audiob", "REPLACE", { prompt: "x" }), 400, "Unknown action");
       expectEnvelopeError(await submit(url, owner.key, "audioc", "MUSIC", { prompt: "x" }), 404);
     });
