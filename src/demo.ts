@@ -49,10 +49,25 @@ function curl(
   return parts.filter(Boolean).join(" ");
 }
 
+/** Fetches an audioa task until it has succeeded; answers its first clip's id. */
+async function firstClipOf(url: string, bearer: Record<string, string>, taskId: string): Promise<string> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    const res = await fetch(`${url}/audioa/fetch/${taskId}`, { headers: bearer });
+    const record = ((await res.json()) as { data?: { status?: string; data?: { clips?: { clip_id: string }[] } } })
+      .data;
+    const clipId = record?.data?.clips?.[0]?.clip_id;
+    if (record?.status === "SUCCESS" && clipId) return clipId;
+    if (record?.status === "FAILURE") break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the demo's first task ${taskId} did not succeed`);
+}
+
 /**
  * Starts the simulator and a gateway on a fresh SQLite file, seeds a user, a token, a channel
  * for every surface and the default prices, and submits one task of each family so that the
- * fetch commands have something to show.
+ * fetch commands have something to show (and waits for the audioa one, whose clip EXTEND continues).
  */
 export async function startDemo(options: { port?: number } = {}): Promise<Demo> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "media-gateway-demo-"));
@@ -117,6 +132,9 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
   const audiobBody = { prompt: "a calm piano piece for a rainy morning", model: "V4_5" };
   const taskA = await submit("audioa", audioaBody);
   const taskB = await submit("audiob", audiobBody);
+  // EXTEND continues one of the user's clips: the demo's first song, once it is done.
+  const lyricsBody = { prompt: "a lighthouse keeper who waits for the ships" };
+  const extendBody = { clip_id: await firstClipOf(url, bearer, taskA), continue_at: 30, prompt: "[Bridge]\nand on" };
   const content = { contents: [{ role: "user", parts: [{ text: "Write a haiku about gateways." }] }] };
 
   const chat = {
@@ -134,6 +152,8 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
     curl("POST", `${url}/audioa/submit/MUSIC`, bearer, audioaBody),
     curl("GET", `${url}/audioa/fetch/${taskA}`, bearer),
     curl("POST", `${url}/audioa/fetch`, bearer, { ids: [taskA] }),
+    curl("POST", `${url}/audioa/submit/LYRICS`, bearer, lyricsBody),
+    curl("POST", `${url}/audioa/submit/EXTEND`, bearer, extendBody),
     curl("POST", `${url}/audiob/submit/MUSIC`, bearer, audiobBody),
     curl("POST", `${url}/audiob/fetch`, bearer, { ids: [taskB] }),
     curl("POST", `${url}/v1/images/generations`, bearer, {

@@ -115,6 +115,8 @@ describe("demo", () => {
           "/audioa/submit/MUSIC",
           "/audioa/fetch/{id}",
           "/audioa/fetch",
+          "/audioa/submit/LYRICS",
+          "/audioa/submit/EXTEND",
           "/audiob/submit/MUSIC",
           "/audiob/fetch",
           "/v1/images/generations",
