@@ -16,7 +16,13 @@ import type { SecondProcessFigures } from "./sqlite-owner.js";
 /** The prices the run sets through the admin API before any call (the recomputation's source). */
 export const RUN_PRICES: RunPrices = {
   quotaPerUnit: 500_000,
-  perCall: { "audioa:MUSIC": 0.1, "audiob:MUSIC": 0.1, "image-model": 0.039 },
+  perCall: {
+    "audioa:MUSIC": 0.1,
+    "audiob:MUSIC": 0.1,
+    "audioa:LYRICS": 0.005,
+    "audiob:LYRICS": 0.005,
+    "image-model": 0.039,
+  },
   tokens: { "gemini-2.5-flash": { input: 0.3, output: 2.5, cachedRatio: 0.1 } },
 };
 

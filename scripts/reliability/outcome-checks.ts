@@ -6,6 +6,8 @@ import type { TaskState } from "./store-checks.js";
 export interface Submission {
   index: number;
   family: "audioa" | "audiob";
+  /** The action submitted: MUSIC, or LYRICS (whose prompt carries the marker the same way). */
+  action: "MUSIC" | "LYRICS";
   marker: "" | "[fail]" | "[refuse]";
   key: string;
 }

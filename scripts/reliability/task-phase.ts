@@ -1,5 +1,5 @@
 /**
- * The task phase of the run: MUSIC tasks of both families submitted across the instances (some
+ * The task phase of the run: MUSIC and LYRICS tasks of both families submitted across the instances (some
  * marked to fail upstream, some to be refused), one instance killed with SIGKILL part-way and
  * restarted. A submit cut by the kill is retried on another instance as a new call.
  */
@@ -31,6 +31,8 @@ export async function runTaskPhase(cluster: Cluster, o: TaskPhaseOptions): Promi
   const submissions: Submission[] = Array.from({ length: o.tasks }, (_, i) => ({
     index: i,
     family: i % 2 === 0 ? "audioa" : "audiob",
+    // One in five is a LYRICS task (both families, some of them marked to fail).
+    action: i % 5 === 3 ? "LYRICS" : "MUSIC",
     marker: i % 40 === 7 ? "[refuse]" : i % 10 === 3 ? "[fail]" : "",
     key: (o.users[i % o.users.length] as { key: string }).key,
   }));
@@ -51,16 +53,16 @@ export async function runTaskPhase(cluster: Cluster, o: TaskPhaseOptions): Promi
       tag,
       userId: userOf.get(s.key) as number,
       kind: "task",
-      priceName: `${s.family}:MUSIC`,
+      priceName: `${s.family}:${s.action}`,
       ratio: 1,
       answered: false,
     };
     calls.push(call);
     inFlight += 1;
     try {
-      const res = await callGateway(child.url, "POST", `/${s.family}/submit/MUSIC`, {
+      const res = await callGateway(child.url, "POST", `/${s.family}/submit/${s.action}`, {
         headers: { authorization: `Bearer ${s.key}` },
-        body: { prompt: `#${tag}# song ${s.index} ${s.marker}`.trim() },
+        body: { prompt: `#${tag}# ${s.action === "LYRICS" ? "lyrics" : "song"} ${s.index} ${s.marker}`.trim() },
       });
       call.answered = res.status === 200;
       return {
