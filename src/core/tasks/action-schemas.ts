@@ -91,8 +91,7 @@ export const stemsSchema = (family: TaskFamily) =>
   Type.Object(
     {
       clip_id: Uuid,
-      kind: Type.String({
-        enum: ["vocals", "all"],
+      kind: Type.Union([Type.Literal("vocals"), Type.Literal("all")], {
         description: "vocals: vocals and instrumental; all: every stem (vocals, backing vocals, drums, bass...)",
       }),
       callback_url: CallbackUrl,

@@ -1,0 +1,66 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GatewayError } from "../core/errors.js";
+import { uploadIntake } from "./fetch-upload.js";
+import { GuardedFetcher } from "./guarded-fetch.js";
+
+let server: http.Server;
+let base = "";
+const stored: Array<{ bytes: number; type: string; family: string }> = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const type = new URL(req.url ?? "/", "http://x").searchParams.get("type") ?? "audio/mpeg";
+    res.writeHead(200, { "content-type": type }).end(Buffer.alloc(2048, 1));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function intake(options: { allowPrivate: boolean; maxBytes?: number }) {
+  return uploadIntake({
+    fetcher: new GuardedFetcher({ allowPrivate: options.allowPrivate }),
+    maxBytes: options.maxBytes ?? 4096,
+    timeoutMs: 5000,
+    store: async (bytes, type, family) => {
+      stored.push({ bytes: bytes.length, type, family });
+      return `https://gw.example/${family}/files/k.bin`;
+    },
+  });
+}
+
+async function refusal(run: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await run;
+  } catch (err) {
+    expect(err).toBeInstanceOf(GatewayError);
+    return err as GatewayError;
+  }
+  throw new Error("not refused");
+}
+
+describe("an upload's file intake", () => {
+  it("stores an audio file under the type's own name and answers the gateway's URL", async () => {
+    stored.length = 0;
+    const file = await intake({ allowPrivate: true }).bringIn(`${base}/a?type=audio/x-wav`, "url", "audiob");
+    expect(file).toEqual({ url: "https://gw.example/audiob/files/k.bin", contentType: "audio/wav", bytes: 2048 });
+    expect(stored).toEqual([{ bytes: 2048, type: "audio/wav", family: "audiob" }]);
+  });
+
+  it("refuses loopback and private addresses unless the operator allows them", async () => {
+    const err = await refusal(intake({ allowPrivate: false }).bringIn(`${base}/a`, "url", "audioa"));
+    expect(err.errorName).toBe("GW_ERR_VALIDATION");
+    expect(err.message).toMatch(/^body\.url points to an address the gateway may not fetch/);
+  });
+
+  it("refuses a file over the size limit and a type that is not audio, naming the field", async () => {
+    stored.length = 0;
+    const big = await refusal(intake({ allowPrivate: true, maxBytes: 1024 }).bringIn(`${base}/a`, "url", "audioa"));
+    expect(big.message).toBe("body.url is larger than the upload limit of 1024 bytes");
+    const html = await refusal(intake({ allowPrivate: true }).bringIn(`${base}/a?type=text/html`, "url", "audioa"));
+    expect(html.message).toContain('body.url answered content type "text/html"');
+    expect(stored).toEqual([]);
+  });
+});
