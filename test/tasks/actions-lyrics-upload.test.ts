@@ -149,4 +149,26 @@ describe("LYRICS and UPLOAD on audioa (task-relay)", () => {
     expect(env.sim.received.slice(before).filter((r) => /\/submit\/(COVER|ADD_VOCALS)$/.test(r.path))).toEqual([]);
     expect(await env.gw.balance(other.userId)).toBe(1_000_000);
   });
+
+  it("answers a repeated UPLOAD with the same Idempotency-Key with the same task, fetched and charged once", async () => {
+    const user = await env.gw.createUser({ quota: 1_000_000 });
+    const before = env.sim.received.length;
+    const send = () =>
+      fetch(`${env.gw.url}/audioa/submit/UPLOAD`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${user.key}`,
+          "content-type": "application/json",
+          "idempotency-key": "upload-once-1",
+        },
+        body: JSON.stringify({ url: `${files.url}/song.mp3` }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as { data: string } }));
+    const first = await send();
+    const second = await send();
+    expect(first.status).toBe(200);
+    expect(second).toEqual(first);
+    await sentUpstream(env, "UPLOAD", before);
+    expect(env.sim.received.slice(before).filter((r) => r.path.endsWith("/submit/UPLOAD"))).toHaveLength(1);
+    expect(await env.gw.balance(user.userId)).toBe(1_000_000 - 5_000);
+  });
 });
