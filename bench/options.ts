@@ -39,7 +39,7 @@ export const USAGE = `npm run bench -- [options]
                          (bench/minimal-upstream.ts), or simulator, the full upstream simulator
   --quick                a smoke run of a few seconds per path: 1 round of 1 s, no warm-up,
                          8 connections, 5 first-event streams, peer and tasks left out (the flags
-                         below still win when given)
+                         below still win when given; --skip replaces what it leaves out)
   --connections N        concurrent connections of each load (BENCH_CONNECTIONS, default 32)
   --duration S           seconds of each measured load (BENCH_DURATION, default 5)
   --warmup S             seconds of warm-up before each load, not counted (BENCH_WARMUP, default 3)
@@ -92,7 +92,8 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     process.exit(0);
   }
   const quick = values.quick === true || /^(1|true|yes)$/i.test(env.BENCH_QUICK ?? "");
-  const skip = new Set<SkippableStep>(quick ? ["peer", "tasks"] : []);
+  // --skip, when given, replaces what --quick leaves out.
+  const skip = new Set<SkippableStep>(quick && values.skip === undefined ? ["peer", "tasks"] : []);
   for (const item of (values.skip ?? "")
     .split(",")
     .map((s) => s.trim())

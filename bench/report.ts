@@ -118,6 +118,14 @@ function nativeRoute(results: BenchResults): string {
   return answer === "answers 200" ? "answered 200" : `failed: ${answer.replace(/\|/g, "/")}`;
 }
 
+function openAiChatRoute(results: BenchResults): string {
+  const answer = results.peer.openAiChatRoute;
+  if (!answer) return "was not tried";
+  return answer === "answers 200"
+    ? "answered 200 and was loaded"
+    : `failed (${answer.replace(/\|/g, "/")}), so the chat load went through the google provider`;
+}
+
 function unavailable(results: BenchResults): string[] {
   const out: string[] = [];
   const describe = (t: TargetResult) => t.unavailableReason ?? "no reason recorded";
@@ -291,8 +299,9 @@ export function renderReport(results: BenchResults, tasksSection: string | null,
     "  called as its users call it: `POST /v1/chat/completions` with `x-portkey-provider: google` and",
     "  `x-portkey-custom-host: <upstream>`, so it translates an OpenAI-style chat request into Gemini",
     "  `generateContent` (and `streamGenerateContent` for `stream: true`) and the answer back. For the",
-    "  chat load it is called with `x-portkey-provider: openai` and `x-portkey-custom-host: <upstream>/v1`:",
-    "  OpenAI chat in and out, its chat route with no translation. Its native pass-through",
+    "  chat load it is called with `x-portkey-provider: openai` and `x-portkey-custom-host: <upstream>/v1`",
+    "  (OpenAI chat in and out, no translation) when that route streams, else like its Gemini stream",
+    `  load; in this run the openai route ${openAiChatRoute(results)}. Its native pass-through`,
     "  (`POST /v1/models/{model}:generateContent` with the same headers as the Gemini loads) is tried",
     `  once per run and not loaded; in this run it ${nativeRoute(results)}.`,
     "- Time to first event: a small HTTP client, one keep-alive connection, timing from the start of",

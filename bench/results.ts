@@ -101,6 +101,11 @@ export interface BenchResults {
     note?: string;
     /** How its native Gemini pass-through route answered one request (not loaded). */
     nativeRoute?: string;
+    /**
+     * How its `openai` provider (custom host) answered one streamed chat request: "answers 200",
+     * or why not, in which case its chat load went through its `google` provider.
+     */
+    openAiChatRoute?: string;
   };
   targets: TargetResult[];
   images: { direct?: LoadResult; gateway?: LoadResult; gatewayPostgres?: LoadResult; notes: string[] };

@@ -68,6 +68,8 @@ interface Plan {
   child: RunningChild | null;
   request: (phase: Phase) => LoadRequest;
   firstEvent: () => LoadRequest;
+  /** What a good answer to a load's first request looks like, where it differs from PHASE_LOADS. */
+  expect?: Partial<Record<Phase, Expectation>>;
 }
 
 /** Runs the benchmark with `options`; every child process is stopped before it returns or throws. */
@@ -230,6 +232,21 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       }
     }
 
+    // The peer's chat load: its `openai` provider (OpenAI chat in and out) when it streams, else
+    // its `google` provider (OpenAI chat in, Gemini out), the route its Gemini loads use.
+    let peerChat = (base: string) => peerChatRequest(base, upstream.url, UPSTREAM_KEY, CHAT_BODY);
+    let peerChatExpect: Expectation = "chat-sse";
+    if (peer && !skip.has("chat")) {
+      const openAiRoute = await preflight(peerChat(peer.url), "chat-sse");
+      results.peer.openAiChatRoute = openAiRoute ?? "answers 200";
+      if (openAiRoute) {
+        peerChat = (base) => peerRequest(base, upstream.url, UPSTREAM_KEY, MODEL, PROMPT, true);
+        // Its translated chat stream ends without `data: [DONE]`.
+        peerChatExpect = "sse";
+        log(`  peer: its openai provider failed (${openAiRoute}); its chat load goes through the google provider`);
+      }
+    }
+
     // The targets, each with the request of each load: Gemini paths as Gemini clients call them,
     // chat as OpenAI clients do (the gateway's over an `openai-chat` channel).
     const relayed = (base: string, key: string) => ({
@@ -267,15 +284,16 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         result: {
           id: "peer",
           label: "peer",
-          description: `${PEER_PACKAGE}: google provider for Gemini (OpenAI chat completions in, Gemini out), openai provider for chat, custom host`,
+          description: `${PEER_PACKAGE}, custom host: google provider for the Gemini loads (OpenAI chat completions in, Gemini out), openai provider for chat when it streams`,
           available: peer !== null,
           ...(peer ? {} : { unavailableReason: results.peer.note }),
         },
         child: peer,
         request: (phase: Phase) =>
           phase === "chat"
-            ? peerChatRequest(peer?.url ?? "", upstream.url, UPSTREAM_KEY, CHAT_BODY)
+            ? peerChat(peer?.url ?? "")
             : peerRequest(peer?.url ?? "", upstream.url, UPSTREAM_KEY, MODEL, PROMPT, phase === "stream"),
+        expect: { chat: peerChatExpect },
         firstEvent: () =>
           peerRequest(peer?.url ?? "", upstream.url, UPSTREAM_KEY, PACED_MODEL, FIRST_EVENT_PROMPT, true),
       },
@@ -285,7 +303,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
 
     for (const plan of plans.filter((p) => p.result.available)) {
       for (const { phase, expect } of phases) {
-        const problem = await preflight(plan.request(phase), expect);
+        const problem = await preflight(plan.request(phase), plan.expect?.[phase] ?? expect);
         if (!problem) continue;
         plan.result.available = false;
         plan.result.unavailableReason = problem;
