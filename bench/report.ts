@@ -181,7 +181,7 @@ export function renderReport(results: BenchResults, tasksSection: string | null,
     `- Gemini model \`${s.model}\` on a \`gemini\` channel: three chunks of text per answer; prompt "${s.prompt}".`,
     ...(s.chatModel
       ? [
-          `- Chat: \`POST /v1/chat/completions\` with \`stream: true\`, model \`${s.chatModel}\` on an \`openai-chat\` channel (the gateway), the same body passed through (the bare relay), the peer's own chat route with its \`openai\` provider and a custom host; the same prompt, the answer in chunks ending in \`data: [DONE]\`.`,
+          `- Chat: \`POST /v1/chat/completions\` with \`stream: true\`, model \`${s.chatModel}\` on an \`openai-chat\` channel (the gateway), the same body passed through (the bare relay), the peer's own chat route ${results.peer.openAiChatRoute === "answers 200" ? "with its `openai` provider and a custom host" : "with its `google` provider (its `openai` provider failed, see below)"}; the same prompt, the answer in chunks ending in \`data: [DONE]\`.`,
         ]
       : []),
     `- Peer: ${peerLine}`,
