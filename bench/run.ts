@@ -20,13 +20,13 @@ import { measureImages } from "./image-load.js";
 import { type LoadRequest, type LoadResult, loadTarget, medianOfRounds, type WatchedProcess } from "./load.js";
 import { MemorySampler } from "./memory-sampler.js";
 import { type BenchOptions, readOptions } from "./options.js";
-import { installPeer, PEER_PACKAGE, peerChatRequest, peerChildSpec, peerRequest } from "./peer.js";
-import { ChildProcesses, freePort, memoryOf, type RunningChild } from "./processes.js";
+import { PEER_PACKAGE } from "./peer.js";
+import { startPeer } from "./peer-start.js";
+import { ChildProcesses, memoryOf, type RunningChild } from "./processes.js";
 import { summarizeProfile } from "./profile-summary.js";
 import { writeReport } from "./report.js";
 import type { BenchResults, Phase, ProcessMemory, TargetId, TargetResult } from "./results.js";
 import {
-  CHAT_BODY,
   CHAT_MODEL,
   chatRequest,
   type Expectation,
@@ -198,54 +198,8 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       log(`  ${store.label} ${child.url} (pid ${child.pid})`);
     }
 
-    let peer: RunningChild | null = null;
-    if (skip.has("peer")) {
-      results.peer.note = "left out (--skip peer)";
-    } else {
-      try {
-        const dir = options.peerDir ?? path.join(runDir, "peer");
-        mkdirSync(dir, { recursive: true });
-        log(`  installing ${PEER_PACKAGE}@${options.peerVersion} from the npm registry ...`);
-        const install = await installPeer(dir, options.peerVersion);
-        results.peer.version = install.version;
-        peer = await children.start(peerChildSpec(install, await freePort(), path.join(runDir, "peer.log")));
-        log(`  peer ${PEER_PACKAGE}@${install.version} ${peer.url} (pid ${peer.pid})`);
-        // Its native pass-through route, for the record: the chat route below is the one loaded.
-        const native = await preflight(
-          {
-            url: `${peer.url.replace(/\/$/, "")}/v1/models/${MODEL}:generateContent`,
-            headers: {
-              "content-type": "application/json",
-              "x-portkey-provider": "google",
-              "x-portkey-custom-host": `${upstream.url}/v1beta`,
-              "x-goog-api-key": UPSTREAM_KEY,
-              authorization: `Bearer ${UPSTREAM_KEY}`,
-            },
-            body: geminiRequest(upstream.url, UPSTREAM_KEY, false).body,
-          },
-          "json",
-        );
-        results.peer.nativeRoute = native ?? "answers 200";
-      } catch (err) {
-        results.peer.note = `could not be run on node ${process.version}: ${(err as Error).message.split("\n")[0]}`;
-        log(`  peer: ${results.peer.note}`);
-      }
-    }
-
-    // The peer's chat load: its `openai` provider (OpenAI chat in and out) when it streams, else
-    // its `google` provider (OpenAI chat in, Gemini out), the route its Gemini loads use.
-    let peerChat = (base: string) => peerChatRequest(base, upstream.url, UPSTREAM_KEY, CHAT_BODY);
-    let peerChatExpect: Expectation = "chat-sse";
-    if (peer && !skip.has("chat")) {
-      const openAiRoute = await preflight(peerChat(peer.url), "chat-sse");
-      results.peer.openAiChatRoute = openAiRoute ?? "answers 200";
-      if (openAiRoute) {
-        peerChat = (base) => peerRequest(base, upstream.url, UPSTREAM_KEY, MODEL, PROMPT, true);
-        // Its translated chat stream ends without `data: [DONE]`.
-        peerChatExpect = "sse";
-        log(`  peer: its openai provider failed (${openAiRoute}); its chat load goes through the google provider`);
-      }
-    }
+    const peerTarget = await startPeer({ children, options, runDir, upstreamUrl: upstream.url, log }, results.peer);
+    const peer = peerTarget?.child ?? null;
 
     // The targets, each with the request of each load: Gemini paths as Gemini clients call them,
     // chat as OpenAI clients do (the gateway's over an `openai-chat` channel).
@@ -285,17 +239,13 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
           id: "peer",
           label: "peer",
           description: `${PEER_PACKAGE}, custom host: google provider for the Gemini loads (OpenAI chat completions in, Gemini out), openai provider for chat when it streams`,
-          available: peer !== null,
-          ...(peer ? {} : { unavailableReason: results.peer.note }),
+          available: peerTarget !== null,
+          ...(peerTarget ? {} : { unavailableReason: results.peer.note }),
         },
         child: peer,
-        request: (phase: Phase) =>
-          phase === "chat"
-            ? peerChat(peer?.url ?? "")
-            : peerRequest(peer?.url ?? "", upstream.url, UPSTREAM_KEY, MODEL, PROMPT, phase === "stream"),
-        expect: { chat: peerChatExpect },
-        firstEvent: () =>
-          peerRequest(peer?.url ?? "", upstream.url, UPSTREAM_KEY, PACED_MODEL, FIRST_EVENT_PROMPT, true),
+        request: (phase: Phase) => peerTarget!.request(phase),
+        firstEvent: () => peerTarget!.firstEvent(),
+        expect: peerTarget?.expect ?? {},
       },
     ];
     results.targets = plans.map((p) => p.result);
@@ -420,9 +370,9 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     }
 
     const bare = results.targets.find((t) => t.id === "bare-relay");
-    const peerTarget = results.targets.find((t) => t.id === "peer");
+    const peerResult = results.targets.find((t) => t.id === "peer");
     for (const gateway of results.targets.filter((t) => t.id.startsWith("gateway-"))) {
-      results.checks.push(...checksFor(gateway, bare, peerTarget));
+      results.checks.push(...checksFor(gateway, bare, peerResult));
       // The relay-cost targets are judged on the minimal upstream only: on the simulator the
       // upstream's own CPU sets the pace.
       if (options.upstream === "minimal") {
