@@ -204,6 +204,7 @@ export class GuardedFetcher {
       }
       const declared = Number(res.headers["content-length"]);
       if (Number.isFinite(declared) && declared > req.maxBytes) {
+        res.body.on("error", () => {});
         res.body.destroy();
         throw new GuardedFetchError("too_large", `answer is ${declared} bytes; the limit is ${req.maxBytes} bytes`);
       }
