@@ -85,10 +85,12 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     it("copies each file once, when the task finishes, not on every poll", async () => {
       const { gw, sim } = env;
       const user = await gw.createUser();
-      const taskId = await musicTask(env, user.key, "audioa");
-      const record = await waitForTask(gw.url, user.key, "audioa", taskId);
+      // Tasks finishing in the same poll are stored side by side.
+      const taskIds = await Promise.all([1, 2, 3].map(() => musicTask(env, user.key, "audioa")));
+      const records = await Promise.all(taskIds.map((id) => waitForTask(gw.url, user.key, "audioa", id)));
       await sleep(300); // more polls would have happened by now
-      const clipIds: string[] = record.data.clips.map((c: any) => c.clip_id);
+      expect(records.map((r) => r.status)).toEqual(["SUCCESS", "SUCCESS", "SUCCESS"]);
+      const clipIds: string[] = records.flatMap((r) => r.data.clips.map((c: any) => c.clip_id));
       const served = sim.media.served.filter((p) => clipIds.some((id) => p.includes(id)));
       expect(served.sort()).toEqual(clipIds.flatMap((id) => [`/media/${id}.mp3`, `/media/${id}.png`]).sort());
     });
