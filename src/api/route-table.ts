@@ -30,6 +30,8 @@ export const ROUTE_TABLE: readonly RouteArea[] = [
     { path: `/${family}`, surface: "tasks", auth: "bearer", errors: "envelope" },
     // An upstream's task callback carries its own secret, not a token.
     { path: `/${family}/callback`, surface: "tasks", auth: "none", errors: "envelope" },
+    // Stored task results: the file's key in the path is the capability.
+    { path: `/${family}/files`, surface: "tasks", auth: "none", errors: "envelope" },
   ]),
   { path: "/v1", surface: "images", auth: "bearer", errors: "openai" },
   { path: "/v1/images", surface: "images", auth: "bearer", errors: "openai" },

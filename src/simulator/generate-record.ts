@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { simMediaUrl } from "./media-files.js";
 import type { SimulatorState } from "./state.js";
 import { bearerAccepted, hasMarker, type SimTask, simDelay, simPhase, simUuid } from "./task-relay.js";
 
@@ -31,16 +32,16 @@ function createTime(ms: number): string {
   return new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 }
 
-function sunoData(task: RecordTask, word: string) {
+function sunoData(state: SimulatorState, task: RecordTask, word: string) {
   const stage = stageOf(word);
   if (stage === 0 || word === "GENERATE_AUDIO_FAILED") return [];
   return task.clipIds.map((id, i) => {
     const ready = stage >= 3 || (stage === 2 && i === 0);
     return {
       id,
-      audioUrl: ready ? `https://cdn.example/${id}.mp3` : "",
-      streamAudioUrl: `https://cdn.example/${id}-s.mp3`,
-      imageUrl: `https://cdn.example/${id}.jpeg`,
+      audioUrl: ready ? simMediaUrl(state, id, "mp3") : "",
+      streamAudioUrl: simMediaUrl(state, `${id}-s`, "mp3"),
+      imageUrl: simMediaUrl(state, id, "png"),
       prompt: task.prompt,
       modelName: `chirp-${task.model.toLowerCase().replace(/_/g, "-")}`,
       title: task.title,
@@ -77,7 +78,7 @@ export async function generateRecordSimulator(app: FastifyInstance, opts: { stat
       const body = {
         code: task.fails && stage >= 3 ? 501 : 200,
         msg: task.fails && stage >= 3 ? "simulated failure" : "All generated successfully.",
-        data: { callbackType, task_id: task.id, data: sunoData(task, word) },
+        data: { callbackType, task_id: task.id, data: sunoData(state, task, word) },
       };
       void fetch(task.callbackUrl, {
         method: "POST",
@@ -168,7 +169,7 @@ export async function generateRecordSimulator(app: FastifyInstance, opts: { stat
       data: {
         taskId: task.id,
         status: word,
-        response: { taskId: task.id, sunoData: sunoData(task, word) },
+        response: { taskId: task.id, sunoData: sunoData(state, task, word) },
         errorCode: failed ? 501 : null,
         errorMessage: failed ? "simulated failure" : null,
       },
