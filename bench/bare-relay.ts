@@ -1,12 +1,13 @@
 /**
- * A bare pass-through relay for the Gemini content endpoints: Fastify in front, one undici pool
+ * A bare pass-through relay for the Gemini content endpoints and OpenAI chat completions: Fastify
+ * in front, one undici pool
  * behind, no auth, no billing, no logging, no JSON parsing. It is the practical limit of a Node
  * relay on this machine, the yardstick the gateway's overhead is measured against.
  *
  * Run as a process: BENCH_UPSTREAM=http://127.0.0.1:PORT node --import tsx bench/bare-relay.ts
  */
 import { pathToFileURL } from "node:url";
-import Fastify from "fastify";
+import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
 import { Pool } from "undici";
 import { announceReady, stopOnSignal } from "./child-process-ipc.js";
 
@@ -16,9 +17,12 @@ export interface BareRelay {
 }
 
 /** Headers passed on in each direction; everything else is dropped, as a relay would. */
-const REQUEST_HEADERS = ["content-type", "x-goog-api-key"] as const;
+const REQUEST_HEADERS = ["content-type", "x-goog-api-key", "authorization"] as const;
 
-/** Starts the relay on 127.0.0.1 (free port unless given), forwarding `/v1beta/models/*` to `upstream`. */
+/**
+ * Starts the relay on 127.0.0.1 (free port unless given), forwarding `/v1beta/models/*` and
+ * `/v1/chat/completions` to `upstream`.
+ */
 export async function startBareRelay(upstream: string, port = 0): Promise<BareRelay> {
   const pool = new Pool(upstream, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
   const app = Fastify({ logger: false, bodyLimit: 64 * 1024 * 1024 });
@@ -26,7 +30,7 @@ export async function startBareRelay(upstream: string, port = 0): Promise<BareRe
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
-  app.post("/v1beta/models/:target", async (request, reply) => {
+  const relay = async (request: FastifyRequest, reply: FastifyReply) => {
     const headers: Record<string, string> = {};
     for (const name of REQUEST_HEADERS) {
       const value = request.headers[name];
@@ -50,7 +54,9 @@ export async function startBareRelay(upstream: string, port = 0): Promise<BareRe
     if (typeof length === "string") reply.header("content-length", length);
     // A stream is written on chunk by chunk as it arrives: no buffering of server-sent events.
     return reply.send(answer.body);
-  });
+  };
+  app.post("/v1beta/models/:target", relay);
+  app.post("/v1/chat/completions", relay);
 
   const url = await app.listen({ host: "127.0.0.1", port });
   return {

@@ -12,11 +12,14 @@ const COLOURS: Record<string, string> = {
 const escapeXml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
-/** Bars of requests per second for generateContent and streaming, grouped by method. */
+/** Bars of requests per second for generateContent, streaming and chat (when run), grouped by method. */
 export function requestsPerSecondChart(targets: TargetResult[], caption: string): string {
   const groups = [
     { title: "generateContent", pick: (t: TargetResult) => t.generate?.requestsPerSecond },
     { title: "streamGenerateContent (SSE)", pick: (t: TargetResult) => t.stream?.requestsPerSecond },
+    ...(targets.some((t) => t.chat)
+      ? [{ title: "chat completions (stream)", pick: (t: TargetResult) => t.chat?.requestsPerSecond }]
+      : []),
   ];
   const bars = groups.map((g) => ({
     title: g.title,

@@ -1,4 +1,4 @@
-/** What the gateway needs before load: a store, a user with quota, a token and a channel to the simulator. */
+/** What the gateway needs before load: a store, a user with quota, a token and channels to the upstream. */
 import pg from "pg";
 
 /** A temporary PostgreSQL database; `drop` removes it (even with connections still open). */
@@ -31,21 +31,40 @@ async function admin(gatewayUrl: string, adminKey: string, method: string, path:
   return json.data;
 }
 
-/** Creates, through the admin API, a user with ample quota, its token and one gemini channel to the simulator. */
+/** The models the gateway serves from the upstream, by channel type. */
+export interface BenchCatalog {
+  /** Served by a `gemini` channel. */
+  gemini: string[];
+  /** Served by an `openai-chat` channel. */
+  chat: string[];
+  /** Content models without a default price: they get one (the price of gemini-2.5-flash). */
+  priced: string[];
+}
+
+/**
+ * Creates, through the admin API, a user with ample quota, its token, one `gemini` and one
+ * `openai-chat` channel to the upstream, and the prices of the bench's own model names.
+ */
 export async function provisionGateway(
   gatewayUrl: string,
   adminKey: string,
-  simulator: { url: string; key: string },
-  models: string[],
+  upstream: { url: string; key: string },
+  catalog: BenchCatalog,
 ): Promise<{ token: string; userId: number }> {
   const user = await admin(gatewayUrl, adminKey, "POST", "/users", { name: "bench", quota: 1_000_000_000_000 });
   const token = await admin(gatewayUrl, adminKey, "POST", `/users/${user.id}/tokens`, { name: "bench" });
-  await admin(gatewayUrl, adminKey, "POST", "/channels", {
-    name: "simulator",
-    type: "gemini",
-    base_url: simulator.url,
-    key: simulator.key,
-    models,
-  });
+  for (const name of catalog.priced) {
+    await admin(gatewayUrl, adminKey, "PUT", "/prices", {
+      kind: "content",
+      name,
+      input_per_million: 0.3,
+      output_per_million: 2.5,
+      cached_ratio: 0.1,
+    });
+  }
+  const channel = (name: string, type: string, models: string[]) =>
+    admin(gatewayUrl, adminKey, "POST", "/channels", { name, type, base_url: upstream.url, key: upstream.key, models });
+  await channel("upstream gemini", "gemini", catalog.gemini);
+  if (catalog.chat.length > 0) await channel("upstream openai-chat", "openai-chat", catalog.chat);
   return { token: token.key as string, userId: user.id as number };
 }

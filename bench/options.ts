@@ -1,7 +1,15 @@
 /** Settings of `npm run bench`: flags first, then BENCH_* environment variables, then short defaults. */
 import { parseArgs } from "node:util";
 
+/** What the servers relay to: the fixed-answer upstream (the relay's own cost) or the simulator (the whole system). */
+export type UpstreamKind = "minimal" | "simulator";
+export type SkippableStep = "peer" | "tasks" | "images" | "stream" | "chat";
+const SKIPPABLE: readonly SkippableStep[] = ["peer", "tasks", "images", "stream", "chat"];
+
 export interface BenchOptions {
+  upstream: UpstreamKind;
+  /** A run of a few seconds per path (see USAGE): for a smoke test, not for figures. */
+  quick: boolean;
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
@@ -17,7 +25,7 @@ export interface BenchOptions {
   peerDir: string | null;
   /** Write a CPU profile of the gateway (node --cpu-prof) and summarize its hot spots. */
   profile: boolean;
-  skip: Set<"peer" | "tasks" | "images" | "stream">;
+  skip: Set<SkippableStep>;
   tasksTimeoutSeconds: number;
   /** Run the task benchmark at its own full scale (10,000 tasks in flight, 1,000,000 stored). */
   tasksFull: boolean;
@@ -26,6 +34,12 @@ export interface BenchOptions {
 }
 
 export const USAGE = `npm run bench -- [options]
+  --upstream KIND        what every path relays to (BENCH_UPSTREAM_KIND, default minimal): minimal, a
+                         fixed answer and a fixed SSE stream that cost far less than a relay
+                         (bench/minimal-upstream.ts), or simulator, the full upstream simulator
+  --quick                a smoke run of a few seconds per path: 1 round of 1 s, no warm-up,
+                         8 connections, 5 first-event streams, peer and tasks left out (the flags
+                         below still win when given; --skip replaces what it leaves out)
   --connections N        concurrent connections of each load (BENCH_CONNECTIONS, default 32)
   --duration S           seconds of each measured load (BENCH_DURATION, default 5)
   --warmup S             seconds of warm-up before each load, not counted (BENCH_WARMUP, default 3)
@@ -37,7 +51,7 @@ export const USAGE = `npm run bench -- [options]
   --peer-version V       version of @portkey-ai/gateway to install (BENCH_PEER_VERSION, default latest)
   --peer-dir DIR         reuse a peer install kept in DIR (BENCH_PEER_DIR)
   --profile              CPU-profile the gateway process and list its hot spots
-  --skip a,b             leave out: peer, tasks, images, stream
+  --skip a,b             leave out: peer, tasks, images, stream, chat
   --tasks-full           task benchmark at its full scale (10,000 in flight, 1,000,000 stored); by
                          default 2,000 and 200,000 (its BENCH_TASKS / BENCH_STORE_ROWS win when set)
   --tasks-timeout S      longest run of the task benchmark (BENCH_TASKS_TIMEOUT, default 600)
@@ -55,6 +69,8 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
   const { values } = parseArgs({
     args: argv,
     options: {
+      upstream: { type: "string" },
+      quick: { type: "boolean" },
       connections: { type: "string" },
       duration: { type: "string" },
       warmup: { type: "string" },
@@ -75,26 +91,34 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const skip = new Set<BenchOptions["skip"] extends Set<infer T> ? T : never>();
+  const quick = values.quick === true || /^(1|true|yes)$/i.test(env.BENCH_QUICK ?? "");
+  // --skip, when given, replaces what --quick leaves out.
+  const skip = new Set<SkippableStep>(quick && values.skip === undefined ? ["peer", "tasks"] : []);
   for (const item of (values.skip ?? "")
     .split(",")
     .map((s) => s.trim())
     .filter(Boolean)) {
-    if (item !== "peer" && item !== "tasks" && item !== "images" && item !== "stream") {
-      throw new Error(`--skip takes peer, tasks, images or stream, got "${item}"`);
+    if (!(SKIPPABLE as readonly string[]).includes(item)) {
+      throw new Error(`--skip takes ${SKIPPABLE.join(", ")}, got "${item}"`);
     }
-    skip.add(item);
+    skip.add(item as SkippableStep);
   }
-  const connections = Math.round(number(values.connections ?? env.BENCH_CONNECTIONS, 32, "--connections"));
+  const upstream = values.upstream ?? env.BENCH_UPSTREAM_KIND ?? "minimal";
+  if (upstream !== "minimal" && upstream !== "simulator") {
+    throw new Error(`--upstream takes minimal or simulator, got "${upstream}"`);
+  }
+  const connections = Math.round(number(values.connections ?? env.BENCH_CONNECTIONS, quick ? 8 : 32, "--connections"));
   if (connections < 1) throw new Error("--connections must be at least 1");
   return {
+    upstream,
+    quick,
     connections,
-    durationSeconds: Math.max(1, number(values.duration ?? env.BENCH_DURATION, 5, "--duration")),
-    warmupSeconds: number(values.warmup ?? env.BENCH_WARMUP, 3, "--warmup"),
-    rounds: Math.max(1, Math.round(number(values.rounds ?? env.BENCH_ROUNDS, 3, "--rounds"))),
+    durationSeconds: Math.max(1, number(values.duration ?? env.BENCH_DURATION, quick ? 1 : 5, "--duration")),
+    warmupSeconds: number(values.warmup ?? env.BENCH_WARMUP, quick ? 0 : 3, "--warmup"),
+    rounds: Math.max(1, Math.round(number(values.rounds ?? env.BENCH_ROUNDS, quick ? 1 : 3, "--rounds"))),
     firstEventRequests: Math.max(
       1,
-      Math.round(number(values["first-events"] ?? env.BENCH_FIRST_EVENTS, 40, "--first-events")),
+      Math.round(number(values["first-events"] ?? env.BENCH_FIRST_EVENTS, quick ? 5 : 40, "--first-events")),
     ),
     postgres: values.pg === true || /^(1|true|yes)$/i.test(env.BENCH_PG ?? ""),
     postgresUrl: env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",

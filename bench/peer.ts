@@ -2,7 +2,8 @@
  * The peer gateway, `@portkey-ai/gateway`, installed from the npm registry into a temporary
  * folder at bench time (it is not a dependency of the project) and run as a child process bound
  * to 127.0.0.1. It reaches the simulator through its `google` provider with a custom host:
- * OpenAI-style chat completions in, Gemini `generateContent` / `streamGenerateContent` out.
+ * OpenAI-style chat completions in, Gemini `generateContent` / `streamGenerateContent` out; and,
+ * for the chat load, through its `openai` provider with a custom host: OpenAI chat in and out.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -82,5 +83,22 @@ export function peerRequest(
       authorization: `Bearer ${simulatorKey}`,
     },
     body: JSON.stringify({ model, messages: [{ role: "user", content: prompt }], ...(stream ? { stream: true } : {}) }),
+  };
+}
+
+/**
+ * A chat completion through the peer's `openai` provider with a custom host: OpenAI chat in and
+ * out, the peer's own chat route at its plainest (no translation between vendors).
+ */
+export function peerChatRequest(peerUrl: string, upstreamUrl: string, upstreamKey: string, body: string): LoadRequest {
+  return {
+    url: `${peerUrl.replace(/\/$/, "")}/v1/chat/completions`,
+    headers: {
+      "content-type": "application/json",
+      "x-portkey-provider": "openai",
+      "x-portkey-custom-host": `${upstreamUrl.replace(/\/$/, "")}/v1`,
+      authorization: `Bearer ${upstreamKey}`,
+    },
+    body,
   };
 }

@@ -4,6 +4,10 @@ import type { LoadResult } from "./load.js";
 
 export type TargetId = "direct" | "bare-relay" | "gateway-sqlite" | "gateway-postgres" | "peer";
 
+/** The throughput loads: Gemini generateContent, its SSE stream, and streamed OpenAI chat completions. */
+export type Phase = "generate" | "stream" | "chat";
+export const PHASES: readonly Phase[] = ["generate", "stream", "chat"];
+
 export interface TargetResult {
   id: TargetId;
   label: string;
@@ -15,9 +19,11 @@ export interface TargetResult {
   /** Median of the rounds (see `medianOfRounds`). */
   generate?: LoadResult;
   stream?: LoadResult;
+  chat?: LoadResult;
   /** Every round, in order: round i of each target ran under the same machine state. */
   generateRounds?: LoadResult[];
   streamRounds?: LoadResult[];
+  chatRounds?: LoadResult[];
   firstEvent?: FirstEventResult;
   /** Why one phase of an available target failed. */
   errors?: string[];
@@ -70,6 +76,10 @@ export interface BenchResults {
   finishedAt: string;
   machine: { cpus: number; cpuModel: string; memoryGiB: number; platform: string; node: string };
   settings: {
+    /** What the paths relayed to; absent in runs made before the minimal upstream existed (the simulator). */
+    upstream?: "minimal" | "simulator";
+    /** A --quick smoke run: its figures say that every path answers, not how fast. */
+    quick?: boolean;
     connections: number;
     durationSeconds: number;
     warmupSeconds: number;
@@ -80,6 +90,8 @@ export interface BenchResults {
     prompt: string;
     streamPrompt: string;
     firstEventPrompt: string;
+    /** The model of the chat load, on an `openai-chat` channel. */
+    chatModel?: string;
   };
   peer: {
     package: string;
@@ -89,20 +101,25 @@ export interface BenchResults {
     note?: string;
     /** How its native Gemini pass-through route answered one request (not loaded). */
     nativeRoute?: string;
+    /**
+     * How its `openai` provider (custom host) answered one streamed chat request: "answers 200",
+     * or why not, in which case its chat load went through its `google` provider.
+     */
+    openAiChatRoute?: string;
   };
   targets: TargetResult[];
   images: { direct?: LoadResult; gateway?: LoadResult; gatewayPostgres?: LoadResult; notes: string[] };
   memory: ProcessMemory[];
   tasks: TaskFigures[];
   checks: TargetCheck[];
-  /** With --profile: the SQLite gateway's CPU profile during its generateContent and its streaming load. */
-  profile?: { generate?: ProfileSummary; stream?: ProfileSummary };
+  /** With --profile: the SQLite gateway's CPU profile during each of its loads. */
+  profile?: Partial<Record<Phase, ProfileSummary>>;
   notes: string[];
 }
 
 /** The rounds of one phase of a target; a run saved before rounds existed has its one figure. */
-export function roundsOf(target: TargetResult | undefined, phase: "generate" | "stream"): LoadResult[] | undefined {
-  const rounds = phase === "generate" ? target?.generateRounds : target?.streamRounds;
+export function roundsOf(target: TargetResult | undefined, phase: Phase): LoadResult[] | undefined {
+  const rounds = target?.[`${phase}Rounds` as const];
   if (rounds && rounds.length > 0) return rounds;
   const single = target?.[phase];
   return single ? [single] : undefined;

@@ -1,92 +1,51 @@
 /**
  * `npm run bench`: relay overhead side by side, in one bounded run on this machine (loopback only).
- * Direct to the simulator, through the bare relay, through the gateway (real token, billing and
- * logging; SQLite, and PostgreSQL with --pg) and through the peer gateway; generateContent and
- * streaming load, time to first event, RSS of each process, images through the gateway and the
- * task figures. Writes bench/results/<date>.json and regenerates docs/benchmarks.md.
+ * Direct to the upstream, through the bare relay, through the gateway (real token, billing and
+ * logging; SQLite, and PostgreSQL with --pg) and through the peer gateway; generateContent,
+ * streaming and streamed chat completions load, time to first event, RSS of each process, images
+ * through the gateway and the task figures. The upstream is the minimal one (fixed answers: the
+ * relay's own cost shows) or the simulator (the whole system). Writes bench/results/<date>.json and
+ * regenerates docs/benchmarks.md.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { checksFor } from "./checks.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { checksFor, memoryCheck, relayCostChecks } from "./checks.js";
 import { profilerCommand } from "./cpu-profiler.js";
 import { measureFirstEvent } from "./first-event.js";
 import { createTemporaryDatabase, provisionGateway } from "./gateway-setup.js";
+import { measureImages } from "./image-load.js";
 import { type LoadRequest, type LoadResult, loadTarget, medianOfRounds, type WatchedProcess } from "./load.js";
-import { readOptions } from "./options.js";
-import { installPeer, PEER_PACKAGE, peerChildSpec, peerRequest } from "./peer.js";
-import { ChildProcesses, freePort, memoryOf, type RunningChild } from "./processes.js";
+import { MemorySampler } from "./memory-sampler.js";
+import { type BenchOptions, readOptions } from "./options.js";
+import { PEER_PACKAGE } from "./peer.js";
+import { startPeer } from "./peer-start.js";
+import { ChildProcesses, memoryOf, type RunningChild } from "./processes.js";
 import { summarizeProfile } from "./profile-summary.js";
 import { writeReport } from "./report.js";
-import type { BenchResults, ProcessMemory, TargetId, TargetResult } from "./results.js";
+import type { BenchResults, Phase, ProcessMemory, TargetId, TargetResult } from "./results.js";
+import {
+  CHAT_MODEL,
+  chatRequest,
+  type Expectation,
+  FIRST_EVENT_PROMPT,
+  geminiRequest,
+  IMAGE_MODEL,
+  MODEL,
+  PACED_MODEL,
+  PROMPT,
+  preflight,
+  UPSTREAM_KEY,
+} from "./scenarios.js";
 import { runTaskBenchmark } from "./tasks-runner.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const MODEL = "gemini-2.5-flash";
-const IMAGE_MODEL = "image-model";
-const SIMULATOR_KEY = "bench-simulator-key";
-const PROMPT = "Write one line about a harbor at dawn.";
-// `[slow]` makes the simulator wait 200 ms before each chunk after the first: a relay that
-// buffered would show its first event near the end of the stream instead of at once.
-const FIRST_EVENT_PROMPT = "[slow] [chunks=2] Write one line about a harbor at dawn.";
+const TSX = ["--import", "tsx"];
 
-const log = (line: string) => process.stdout.write(`${line}\n`);
 const fixed = (n: number | undefined, digits = 0) =>
   n === undefined || !Number.isFinite(n) ? "n/a" : n.toFixed(digits);
-
-function geminiRequest(base: string, key: string, stream: boolean, prompt: string): LoadRequest {
-  const method = stream ? "streamGenerateContent?alt=sse" : "generateContent";
-  return {
-    url: `${base.replace(/\/$/, "")}/v1beta/models/${MODEL}:${method}`,
-    headers: { "content-type": "application/json", "x-goog-api-key": key },
-    body: JSON.stringify({
-      contents: [{ role: "user", parts: [{ text: prompt }] }],
-      generationConfig: { maxOutputTokens: 256 },
-    }),
-  };
-}
-
-/** One request before the load: null when it answers as expected, else why not. */
-async function preflight(request: LoadRequest, expect: "json" | "sse" | "image"): Promise<string | null> {
-  try {
-    const res = await fetch(request.url, {
-      method: "POST",
-      headers: request.headers,
-      body: request.body,
-      signal: AbortSignal.timeout(15_000),
-    });
-    const text = await res.text();
-    const where = new URL(request.url).pathname;
-    if (res.status !== 200) return `POST ${where} answered ${res.status}: ${text.slice(0, 160)}`;
-    if (expect === "sse" && !/(^|\n)data:/.test(text)) return `POST ${where} answered 200 without any event`;
-    if (expect === "json" && !/"(candidates|choices)"/.test(text))
-      return `POST ${where} answered 200 without candidates`;
-    if (expect === "image" && !/"url"/.test(text)) return `POST ${where} answered 200 without an image URL`;
-    return null;
-  } catch (err) {
-    return `request failed: ${(err as Error).message}`;
-  }
-}
-
-/** Highest RSS of each named process while `work` runs (sampled every 200 ms). */
-const loadedMemory = new Map<string, number>();
-async function sampled<T>(children: RunningChild[], work: () => Promise<T>): Promise<T> {
-  const sample = () => {
-    for (const child of children) {
-      const m = memoryOf(child.pid);
-      if (m) loadedMemory.set(child.name, Math.max(loadedMemory.get(child.name) ?? 0, m.rssMiB));
-    }
-  };
-  const timer = setInterval(sample, 200);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-    sample();
-  }
-}
 
 function describeLoad(name: string, r: LoadResult): string {
   const bad = r.non2xx + r.errors > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : "";
@@ -96,17 +55,25 @@ function describeLoad(name: string, r: LoadResult): string {
   return `  ${name.padEnd(22)} ${fixed(r.requestsPerSecond).padStart(7)} req/s  p50 ${fixed(r.latencyMs.p50)} ms  p99 ${fixed(r.latencyMs.p99)} ms${bad}${cpu ? `  cpu: ${cpu}` : ""}`;
 }
 
-/** The processes whose CPU a load reads: the target's server, the simulator and the load generator itself. */
-function watched(sim: RunningChild, server: RunningChild | null): WatchedProcess[] {
-  return [
-    ...(server ? [{ name: "server", pid: server.pid }] : []),
-    { name: "simulator", pid: sim.pid },
-    { name: "load generator", pid: process.pid },
-  ];
+/** The loads of each phase, with what a good answer to its preflight request looks like. */
+const PHASE_LOADS: { phase: Phase; title: string; expect: Expectation }[] = [
+  { phase: "generate", title: "generateContent", expect: "json" },
+  { phase: "stream", title: "streamGenerateContent (alt=sse)", expect: "sse" },
+  { phase: "chat", title: "chat completions (stream: true)", expect: "chat-sse" },
+];
+
+/** A target and the request of each of its loads. */
+interface Plan {
+  result: TargetResult;
+  child: RunningChild | null;
+  request: (phase: Phase) => LoadRequest;
+  firstEvent: () => LoadRequest;
+  /** What a good answer to a load's first request looks like, where it differs from PHASE_LOADS. */
+  expect?: Partial<Record<Phase, Expectation>>;
 }
 
-async function main() {
-  const options = readOptions(process.argv.slice(2), process.env);
+/** Runs the benchmark with `options`; every child process is stopped before it returns or throws. */
+export async function runBench(options: BenchOptions, log: (line: string) => void): Promise<BenchResults> {
   const startedAt = new Date();
   const date = startedAt
     .toISOString()
@@ -114,8 +81,10 @@ async function main() {
     .replace(/:/g, "-");
   const runDir = mkdtempSync(path.join(os.tmpdir(), "mg-relay-bench-"));
   const children = new ChildProcesses();
+  const memory = new MemorySampler();
   const cleanups: (() => Promise<void>)[] = [];
   const notes: string[] = [];
+  const skip = options.skip;
   const results: BenchResults = {
     date,
     startedAt: startedAt.toISOString(),
@@ -128,6 +97,8 @@ async function main() {
       node: process.version,
     },
     settings: {
+      upstream: options.upstream,
+      quick: options.quick,
       connections: options.connections,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
@@ -137,6 +108,7 @@ async function main() {
       prompt: PROMPT,
       streamPrompt: PROMPT,
       firstEventPrompt: FIRST_EVENT_PROMPT,
+      chatModel: CHAT_MODEL,
     },
     peer: { package: PEER_PACKAGE, version: null, node: process.version, works: false },
     targets: [],
@@ -155,29 +127,37 @@ async function main() {
 
   log(`media-gateway bench ${date}: ${results.machine.cpus} cpus, node ${process.version}`);
   log(
-    `  ${options.connections} connections, ${options.rounds} rounds of ${options.durationSeconds} s per load (+${options.warmupSeconds} s warm-up), ${options.firstEventRequests} streams for first event`,
+    `  ${options.upstream} upstream, ${options.connections} connections, ${options.rounds} rounds of ${options.durationSeconds} s per load (+${options.warmupSeconds} s warm-up), ${options.firstEventRequests} streams for first event`,
   );
   const profileFile = (phase: string) => path.join(runDir, `gateway-${phase}.cpuprofile`);
-  const gatewayChildren: { id: TargetId; child: RunningChild }[] = [];
+  const gateways: { id: TargetId; child: RunningChild; url: string; token: string }[] = [];
   try {
-    const tsx = ["--import", "tsx"];
-    const sim = await children.start({
-      name: "simulator",
-      args: [...tsx, path.join(ROOT, "bench/simulator-entry.ts")],
+    const upstream = await children.start({
+      name: options.upstream === "minimal" ? "minimal upstream" : "simulator",
+      args: [
+        ...TSX,
+        path.join(ROOT, options.upstream === "minimal" ? "bench/minimal-upstream.ts" : "bench/simulator-entry.ts"),
+      ],
       cwd: ROOT,
       env: { ...process.env },
-      logFile: path.join(runDir, "simulator.log"),
+      logFile: path.join(runDir, "upstream.log"),
       ready: { kind: "ipc" },
     });
     const relay = await children.start({
       name: "bare relay",
-      args: [...tsx, path.join(ROOT, "bench/bare-relay.ts")],
+      args: [...TSX, path.join(ROOT, "bench/bare-relay.ts")],
       cwd: ROOT,
-      env: { ...process.env, BENCH_UPSTREAM: sim.url },
+      env: { ...process.env, BENCH_UPSTREAM: upstream.url },
       logFile: path.join(runDir, "bare-relay.log"),
       ready: { kind: "ipc" },
     });
-    log(`  simulator ${sim.url} (pid ${sim.pid}), bare relay ${relay.url} (pid ${relay.pid})`);
+    log(`  ${upstream.name} ${upstream.url} (pid ${upstream.pid}), bare relay ${relay.url} (pid ${relay.pid})`);
+    /** The processes whose CPU a load reads: the target's server, the upstream and the load generator itself. */
+    const watched = (server: RunningChild | null): WatchedProcess[] => [
+      ...(server ? [{ name: "server", pid: server.pid }] : []),
+      { name: "upstream", pid: upstream.pid },
+      { name: "load generator", pid: process.pid },
+    ];
 
     const adminKey = randomBytes(24).toString("hex");
     const stores: { id: TargetId; label: string; databaseUrl: string }[] = [
@@ -192,13 +172,12 @@ async function main() {
         notes.push(`PostgreSQL was asked for but is not reachable: ${(err as Error).message}`);
       }
     }
-    const gatewayTokens = new Map<TargetId, { url: string; token: string }>();
     for (const store of stores) {
       const dataDir = path.join(runDir, store.id);
       mkdirSync(dataDir, { recursive: true });
       const child = await children.start({
         name: store.label,
-        args: [...tsx, path.join(ROOT, "bench/gateway-entry.ts")],
+        args: [...TSX, path.join(ROOT, "bench/gateway-entry.ts")],
         cwd: ROOT,
         env: {
           ...process.env,
@@ -209,60 +188,31 @@ async function main() {
         logFile: path.join(runDir, `${store.id}.log`),
         ready: { kind: "ipc" },
       });
-      const { token } = await provisionGateway(child.url, adminKey, { url: sim.url, key: SIMULATOR_KEY }, [
-        MODEL,
-        IMAGE_MODEL,
-      ]);
-      gatewayTokens.set(store.id, { url: child.url, token });
-      gatewayChildren.push({ id: store.id, child });
+      const { token } = await provisionGateway(
+        child.url,
+        adminKey,
+        { url: upstream.url, key: UPSTREAM_KEY },
+        { gemini: [MODEL, IMAGE_MODEL, PACED_MODEL], chat: [CHAT_MODEL], priced: [PACED_MODEL, CHAT_MODEL] },
+      );
+      gateways.push({ id: store.id, child, url: child.url, token });
       log(`  ${store.label} ${child.url} (pid ${child.pid})`);
     }
 
-    let peer: RunningChild | null = null;
-    if (options.skip.has("peer")) {
-      results.peer.note = "left out (--skip peer)";
-    } else {
-      try {
-        const dir = options.peerDir ?? path.join(runDir, "peer");
-        mkdirSync(dir, { recursive: true });
-        log(`  installing ${PEER_PACKAGE}@${options.peerVersion} from the npm registry ...`);
-        const install = await installPeer(dir, options.peerVersion);
-        results.peer.version = install.version;
-        peer = await children.start(peerChildSpec(install, await freePort(), path.join(runDir, "peer.log")));
-        log(`  peer ${PEER_PACKAGE}@${install.version} ${peer.url} (pid ${peer.pid})`);
-        // Its native pass-through route, for the record: the chat route below is the one loaded.
-        const native = await preflight(
-          {
-            url: `${peer.url.replace(/\/$/, "")}/v1/models/${MODEL}:generateContent`,
-            headers: {
-              "content-type": "application/json",
-              "x-portkey-provider": "google",
-              "x-portkey-custom-host": `${sim.url}/v1beta`,
-              "x-goog-api-key": SIMULATOR_KEY,
-              authorization: `Bearer ${SIMULATOR_KEY}`,
-            },
-            body: geminiRequest(sim.url, SIMULATOR_KEY, false, PROMPT).body,
-          },
-          "json",
-        );
-        results.peer.nativeRoute = native ?? "answers 200";
-      } catch (err) {
-        results.peer.note = `could not be run on node ${process.version}: ${(err as Error).message.split("\n")[0]}`;
-        log(`  peer: ${results.peer.note}`);
-      }
-    }
+    const peerTarget = await startPeer({ children, options, runDir, upstreamUrl: upstream.url, log }, results.peer);
+    const peer = peerTarget?.child ?? null;
 
-    // The targets, each with the request it is loaded with.
-    type Plan = {
-      result: TargetResult;
-      child: RunningChild | null;
-      request: (stream: boolean, prompt: string) => LoadRequest;
-    };
+    // The targets, each with the request of each load: Gemini paths as Gemini clients call them,
+    // chat as OpenAI clients do (the gateway's over an `openai-chat` channel).
+    const relayed = (base: string, key: string) => ({
+      request: (phase: Phase) =>
+        phase === "chat" ? chatRequest(base, key) : geminiRequest(base, key, phase === "stream"),
+      firstEvent: () => geminiRequest(base, key, true, FIRST_EVENT_PROMPT, PACED_MODEL),
+    });
     const plans: Plan[] = [
       {
-        result: { id: "direct", label: "direct", description: "straight to the simulator", available: true },
+        result: { id: "direct", label: "direct", description: `straight to the ${upstream.name}`, available: true },
         child: null,
-        request: (stream, prompt) => geminiRequest(sim.url, SIMULATOR_KEY, stream, prompt),
+        ...relayed(upstream.url, UPSTREAM_KEY),
       },
       {
         result: {
@@ -272,43 +222,43 @@ async function main() {
           available: true,
         },
         child: relay,
-        request: (stream, prompt) => geminiRequest(relay.url, SIMULATOR_KEY, stream, prompt),
+        ...relayed(relay.url, UPSTREAM_KEY),
       },
-      ...gatewayChildren.map(({ id, child }) => {
-        const { url, token } = gatewayTokens.get(id)!;
-        return {
-          result: {
-            id,
-            label: child.name,
-            description: "token auth, up-front charge and settlement in the ledger, request log, pino logs",
-            available: true,
-          },
-          child,
-          request: (stream: boolean, prompt: string) => geminiRequest(url, token, stream, prompt),
-        };
-      }),
+      ...gateways.map(({ id, child, url, token }) => ({
+        result: {
+          id,
+          label: child.name,
+          description: "token auth, up-front charge and settlement in the ledger, request log, pino logs",
+          available: true,
+        },
+        child,
+        ...relayed(url, token),
+      })),
       {
         result: {
           id: "peer",
           label: "peer",
-          description: `${PEER_PACKAGE}, google provider, custom host (OpenAI chat completions in, Gemini out)`,
-          available: peer !== null,
-          ...(peer ? {} : { unavailableReason: results.peer.note }),
+          description: `${PEER_PACKAGE}, custom host: google provider for the Gemini loads (OpenAI chat completions in, Gemini out), openai provider for chat when it streams`,
+          available: peerTarget !== null,
+          ...(peerTarget ? {} : { unavailableReason: results.peer.note }),
         },
         child: peer,
-        request: (stream, prompt) => peerRequest(peer?.url ?? "", sim.url, SIMULATOR_KEY, MODEL, prompt, stream),
+        request: (phase: Phase) => peerTarget!.request(phase),
+        firstEvent: () => peerTarget!.firstEvent(),
+        expect: peerTarget?.expect ?? {},
       },
     ];
     results.targets = plans.map((p) => p.result);
+    const phases = PHASE_LOADS.filter(({ phase }) => phase === "generate" || !skip.has(phase));
 
     for (const plan of plans.filter((p) => p.result.available)) {
-      const problem =
-        (await preflight(plan.request(false, PROMPT), "json")) ??
-        (options.skip.has("stream") ? null : await preflight(plan.request(true, PROMPT), "sse"));
-      if (problem) {
+      for (const { phase, expect } of phases) {
+        const problem = await preflight(plan.request(phase), plan.expect?.[phase] ?? expect);
+        if (!problem) continue;
         plan.result.available = false;
         plan.result.unavailableReason = problem;
         log(`  ${plan.result.label}: not measured: ${problem}`);
+        break;
       }
     }
     if (peer) {
@@ -317,7 +267,7 @@ async function main() {
       if (!peerPlan.result.available) results.peer.note = peerPlan.result.unavailableReason;
     }
 
-    const processes = [sim, relay, ...gatewayChildren.map((g) => g.child), ...(peer ? [peer] : [])];
+    const processes = [upstream, relay, ...gateways.map((g) => g.child), ...(peer ? [peer] : [])];
     const idle = new Map(processes.map((c) => [c.name, memoryOf(c.pid)?.rssMiB ?? null]));
     const measured = plans.filter((p) => p.result.available);
     const settings = {
@@ -327,7 +277,7 @@ async function main() {
     };
     const attempt = async (plan: Plan, what: string, work: () => Promise<void>) => {
       try {
-        await sampled([sim, ...(plan.child ? [plan.child] : [])], work);
+        await memory.during([upstream, ...(plan.child ? [plan.child] : [])], work);
       } catch (err) {
         const message = `${what}: ${(err as Error).message}`;
         plan.result.errors = [...(plan.result.errors ?? []), message];
@@ -337,13 +287,7 @@ async function main() {
 
     // Each phase runs in rounds: every target once per round, in turn, so that a slow or fast
     // spell of a shared machine falls on all of them; figures are medians over the rounds.
-    const phases = [
-      { phase: "generate" as const, stream: false, title: "generateContent" },
-      ...(options.skip.has("stream")
-        ? []
-        : [{ phase: "stream" as const, stream: true, title: "streamGenerateContent (alt=sse)" }]),
-    ];
-    for (const { phase, stream, title } of phases) {
+    for (const { phase, title } of phases) {
       const rounds = new Map<Plan, LoadResult[]>();
       for (let round = 1; round <= options.rounds; round++) {
         log(`${title}, round ${round} of ${options.rounds}:`);
@@ -353,10 +297,7 @@ async function main() {
             options.profile && plan.result.id === "gateway-sqlite" && round === options.rounds ? plan.child : null;
           if (profiled) await profilerCommand(profiled.process, "profile-start");
           await attempt(plan, `${title} load`, async () => {
-            const r = {
-              ...(await loadTarget(plan.request(stream, PROMPT), settings, watched(sim, plan.child))),
-              round,
-            };
+            const r = { ...(await loadTarget(plan.request(phase), settings, watched(plan.child))), round };
             rounds.set(plan, [...(rounds.get(plan) ?? []), r]);
             log(describeLoad(plan.result.label, r));
           });
@@ -365,15 +306,14 @@ async function main() {
       }
       for (const [plan, list] of rounds) {
         plan.result[phase] = medianOfRounds(list);
-        if (phase === "generate") plan.result.generateRounds = list;
-        else plan.result.streamRounds = list;
+        plan.result[`${phase}Rounds` as const] = list;
       }
     }
-    if (!options.skip.has("stream")) {
+    if (!skip.has("stream")) {
       log(`time to first event (${options.firstEventRequests} sequential streams, 2 chunks 200 ms apart):`);
       for (const plan of measured) {
         await attempt(plan, "first event", async () => {
-          const r = await measureFirstEvent(plan.request(true, FIRST_EVENT_PROMPT), options.firstEventRequests);
+          const r = await measureFirstEvent(plan.firstEvent(), options.firstEventRequests);
           plan.result.firstEvent = r;
           log(
             `  ${plan.result.label.padEnd(22)} first event p50 ${fixed(r.firstEventMs.p50, 2)} ms  p99 ${fixed(r.firstEventMs.p99, 2)} ms  end of stream p50 ${fixed(r.endOfStreamMs.p50, 1)} ms  ${r.eventsPerStream} events${r.failures ? `, ${r.failures} failed` : ""}`,
@@ -382,48 +322,18 @@ async function main() {
       }
     }
 
-    if (!options.skip.has("images")) {
-      log(`images (${IMAGE_MODEL}, 1K tier):`);
-      const imageBody = JSON.stringify({ model: IMAGE_MODEL, prompt: "a lighthouse at dawn, watercolour" });
-      const direct: LoadRequest = {
-        url: `${sim.url}/v1beta/models/${IMAGE_MODEL}:generateContent`,
-        headers: { "content-type": "application/json", "x-goog-api-key": SIMULATOR_KEY },
-        body: JSON.stringify({
-          contents: [{ role: "user", parts: [{ text: "a lighthouse at dawn, watercolour" }] }],
-          generationConfig: { responseModalities: ["TEXT", "IMAGE"] },
-        }),
-      };
-      const directProblem = await preflight(direct, "json");
-      if (directProblem) results.images.notes.push(`direct: ${directProblem}`);
-      else {
-        results.images.direct = await sampled([sim], () => loadTarget(direct, settings, watched(sim, null)));
-        log(describeLoad("direct (simulator)", results.images.direct));
-      }
-      for (const { id, child } of gatewayChildren) {
-        const { url, token } = gatewayTokens.get(id)!;
-        const request: LoadRequest = {
-          url: `${url}/v1/images/generations`,
-          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-          body: imageBody,
-        };
-        const problem = await preflight(request, "image");
-        if (problem) {
-          results.images.notes.push(`${child.name}: not measured: ${problem}`);
-          log(`  ${child.name}: not measured: ${problem}`);
-          continue;
-        }
-        const r = await sampled([sim, child], () => loadTarget(request, settings, watched(sim, child)));
-        if (id === "gateway-sqlite") results.images.gateway = r;
-        else results.images.gatewayPostgres = r;
-        log(describeLoad(child.name, r));
-      }
+    if (!skip.has("images")) {
+      await measureImages(
+        { upstream, gateways, settings, memory, watched, describe: describeLoad, log },
+        results.images,
+      );
     }
 
     results.memory = processes.map(
       (c): ProcessMemory => ({
         name: c.name,
         idleMiB: idle.get(c.name) ?? null,
-        loadedMiB: loadedMemory.get(c.name) ?? null,
+        loadedMiB: memory.highestOf(c.name),
         peakMiB: memoryOf(c.pid)?.peakRssMiB ?? null,
       }),
     );
@@ -437,7 +347,7 @@ async function main() {
     await children.stopAll();
     if (options.profile) {
       results.profile = {};
-      for (const phase of ["generate", "stream"] as const) {
+      for (const phase of ["generate", "stream", "chat"] as const) {
         if (!existsSync(profileFile(phase))) continue;
         const summary = summarizeProfile(profileFile(phase));
         results.profile[phase] = summary;
@@ -447,12 +357,12 @@ async function main() {
       if (!results.profile.generate) notes.push("--profile was given but the gateway wrote no CPU profile");
     }
 
-    if (options.skip.has("tasks")) {
+    if (skip.has("tasks")) {
       results.tasks.push({ store: "sqlite", ran: false, note: "left out (--skip tasks)", results: [] });
     } else {
       log("tasks (bench/tasks-bench.ts):");
-      const stores = options.postgres ? [null, options.postgresUrl] : [null];
-      for (const pgUrl of stores) {
+      const taskStores = options.postgres ? [null, options.postgresUrl] : [null];
+      for (const pgUrl of taskStores) {
         const figures = await runTaskBenchmark(ROOT, options.tasksTimeoutSeconds, pgUrl, options.tasksFull, log);
         results.tasks.push(figures);
         if (!figures.ran) log(`  tasks (${figures.store}): ${figures.note}`);
@@ -460,13 +370,20 @@ async function main() {
     }
 
     const bare = results.targets.find((t) => t.id === "bare-relay");
-    const peerTarget = results.targets.find((t) => t.id === "peer");
+    const peerResult = results.targets.find((t) => t.id === "peer");
     for (const gateway of results.targets.filter((t) => t.id.startsWith("gateway-"))) {
-      results.checks.push(...checksFor(gateway, bare, peerTarget));
+      results.checks.push(...checksFor(gateway, bare, peerResult));
+      // The relay-cost targets are judged on the minimal upstream only: on the simulator the
+      // upstream's own CPU sets the pace.
+      if (options.upstream === "minimal") {
+        results.checks.push(...relayCostChecks(gateway, bare), memoryCheck(gateway.label, results.memory));
+      }
     }
     log("targets:");
     for (const c of results.checks) log(`  [${c.verdict}] ${c.name}: ${c.measured} (goal ${c.goal})`);
   } finally {
+    process.off("SIGINT", stopping);
+    process.off("SIGTERM", stopping);
     await children.stopAll();
     for (const cleanup of cleanups) {
       await cleanup().catch((err) => notes.push(`clean-up failed: ${(err as Error).message}`));
@@ -475,24 +392,32 @@ async function main() {
     if (process.env.BENCH_KEEP_RUN_DIR === "1") log(`  logs kept in ${runDir}`);
     else rmSync(runDir, { recursive: true, force: true });
   }
-
   results.finishedAt = new Date().toISOString();
+  return results;
+}
+
+async function main() {
+  const options = readOptions(process.argv.slice(2), process.env);
+  const log = (line: string) => process.stdout.write(`${line}\n`);
+  const results = await runBench(options, log);
   if (!options.write) {
     log("--no-write: nothing written");
     return;
   }
   const resultsDir = path.join(ROOT, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `${date}.json`);
+  const file = path.join(resultsDir, `${results.date}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   writeReport(ROOT, results);
   log(`wrote ${path.relative(ROOT, file)}, docs/benchmarks.md and docs/benchmarks.svg`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`bench failed: ${err?.stack ?? err}\n`);
-    process.exit(1);
-  },
-);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      process.stderr.write(`bench failed: ${err?.stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,3 +1,4 @@
+import { TASK_FAMILIES } from "../core/tasks/families.js";
 import type { Surface } from "./error-schemas.js";
 
 /**
@@ -25,14 +26,13 @@ export interface RouteArea {
  */
 export const ROUTE_TABLE: readonly RouteArea[] = [
   { path: "/api/admin", surface: "admin", auth: "admin-key", errors: "envelope" },
-  { path: "/audioa", surface: "tasks", auth: "bearer", errors: "envelope" },
-  { path: "/audiob", surface: "tasks", auth: "bearer", errors: "envelope" },
-  // An upstream's task callback carries its own secret, not a token.
-  { path: "/audioa/callback", surface: "tasks", auth: "none", errors: "envelope" },
-  { path: "/audiob/callback", surface: "tasks", auth: "none", errors: "envelope" },
-  // Stored task results: the file's key in the path is the capability.
-  { path: "/audioa/files", surface: "tasks", auth: "none", errors: "envelope" },
-  { path: "/audiob/files", surface: "tasks", auth: "none", errors: "envelope" },
+  ...TASK_FAMILIES.flatMap((family): RouteArea[] => [
+    { path: `/${family}`, surface: "tasks", auth: "bearer", errors: "envelope" },
+    // An upstream's task callback carries its own secret, not a token.
+    { path: `/${family}/callback`, surface: "tasks", auth: "none", errors: "envelope" },
+    // Stored task results: the file's key in the path is the capability.
+    { path: `/${family}/files`, surface: "tasks", auth: "none", errors: "envelope" },
+  ]),
   { path: "/v1", surface: "images", auth: "bearer", errors: "openai" },
   { path: "/v1/images", surface: "images", auth: "bearer", errors: "openai" },
   // Stored images: the file's key in the path is the capability.

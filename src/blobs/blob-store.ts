@@ -16,6 +16,13 @@ export interface BlobStore {
   ): Promise<string>;
   /** Opens a stored blob for reading (only `range` of it when given), or null when the key does not exist. */
   open(key: string, range?: ByteRange): Promise<StoredBlob | null>;
+  /** Type and size of a stored blob without reading it, or null when the key does not exist. */
+  stat(key: string): Promise<BlobInfo | null>;
+}
+
+export interface BlobInfo {
+  mimeType: string;
+  size: number;
 }
 
 /** Bytes `start` to `end` of a blob, both included (as in an HTTP Range header). */
@@ -24,10 +31,8 @@ export interface ByteRange {
   end: number;
 }
 
-export interface StoredBlob {
-  mimeType: string;
-  /** Size of the whole blob, whatever part of it is read. */
-  size: number;
+export interface StoredBlob extends BlobInfo {
+  /** The bytes (only the range asked for, if any); `size` is the whole blob's. */
   stream: NodeJS.ReadableStream;
 }
 

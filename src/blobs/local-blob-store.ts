@@ -4,7 +4,7 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { randomBase62 } from "../core/ids.js";
-import { type BlobStore, BlobTooLargeError, type ByteRange, type StoredBlob } from "./blob-store.js";
+import { type BlobInfo, type BlobStore, BlobTooLargeError, type ByteRange, type StoredBlob } from "./blob-store.js";
 import { BLOB_KEY, extensionOf, mimeTypeOf } from "./blob-types.js";
 
 export { BLOB_KEY } from "./blob-types.js";
@@ -48,17 +48,24 @@ export class LocalBlobStore implements BlobStore {
   }
 
   async open(key: string, range?: ByteRange): Promise<StoredBlob | null> {
+    const found = await this.find(key);
+    if (!found) return null;
+    const stream = createReadStream(found.file, range ? { start: range.start, end: range.end } : {});
+    return { mimeType: found.mimeType, size: found.size, stream };
+  }
+
+  async stat(key: string): Promise<BlobInfo | null> {
+    const found = await this.find(key);
+    return found ? { mimeType: found.mimeType, size: found.size } : null;
+  }
+
+  private async find(key: string) {
     const match = BLOB_KEY.exec(key);
     if (!match?.[1] || !match[2]) return null;
     const file = path.join(this.root, match[1].slice(0, 2), key);
     try {
       const info = await stat(file);
-      if (!info.isFile()) return null;
-      return {
-        mimeType: mimeTypeOf(match[2]),
-        size: info.size,
-        stream: createReadStream(file, range ? { start: range.start, end: range.end } : {}),
-      };
+      return info.isFile() ? { file, size: info.size, mimeType: mimeTypeOf(match[2]) } : null;
     } catch {
       return null;
     }

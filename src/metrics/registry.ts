@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { TASK_FAMILIES } from "../core/tasks/families.js";
 
 /** What happened to one upstream call: it worked, or the class of its failure. */
 export type UpstreamOutcome = "ok" | "retryable" | "refused" | "auth";
@@ -12,7 +13,6 @@ export interface TaskStateCount {
 
 /** The task states every scrape reports, at zero when no task is in them. */
 export const TASK_STATES = ["NOT_START", "SUBMITTED", "QUEUED", "IN_PROGRESS", "SUCCESS", "FAILURE"] as const;
-const TASK_FAMILIES = ["audioa", "audiob"] as const;
 
 /**
  * The metrics of one gateway. Each gateway has a registry of its own (never prom-client's global

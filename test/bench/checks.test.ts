@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checksFor } from "../../bench/checks.js";
+import { checksFor, memoryCheck, relayCostChecks } from "../../bench/checks.js";
 import { type LoadResult, medianOfRounds, medianRatio } from "../../bench/load.js";
 import type { TargetResult } from "../../bench/results.js";
 
@@ -63,5 +63,36 @@ describe("benchmark figures over rounds", () => {
     expect(checks.find((c) => c.name.includes("streamGenerateContent: requests/s vs bare relay"))).toMatchObject({
       verdict: "not measured",
     });
+  });
+
+  it("judges the relay cost against the bare relay: CPU per request, rate and p99, load by load", () => {
+    const relay = target("bare-relay", [load(1, 4000, 10, 0.3), load(2, 3000, 12, 0.3)]);
+    const gateway = target("gateway-sqlite", [load(1, 2800, 18, 0.42), load(2, 2400, 30, 0.39)]);
+    const checks = relayCostChecks(gateway, relay);
+    const generate = (part: string) => checks.find((c) => c.name.includes("generateContent:") && c.name.includes(part));
+    // CPU 1.4x and 1.3x: median 1.35x.
+    expect(generate("server CPU")).toMatchObject({ verdict: "met", measured: "1.35x (405 vs 300 µs)" });
+    // 70% and 80% of the relay's rate: median 75%.
+    expect(generate("requests/s")).toMatchObject({ measured: "75.0%", verdict: "met" });
+    // p99 1.8x and 2.5x: median 2.15x.
+    expect(generate("p99")).toMatchObject({ verdict: "missed" });
+    // Chat was not loaded in this run: not measured, never met.
+    expect(checks.filter((c) => c.name.includes("chat")).map((c) => c.verdict)).toEqual([
+      "not measured",
+      "not measured",
+      "not measured",
+    ]);
+  });
+
+  it("judges the gateway's RSS under load against the bare relay's", () => {
+    const memory = [
+      { name: "bare relay", idleMiB: 100, loadedMiB: 120, peakMiB: 130 },
+      { name: "gateway (SQLite)", idleMiB: 200, loadedMiB: 240, peakMiB: 250 },
+    ];
+    expect(memoryCheck("gateway (SQLite)", memory)).toMatchObject({
+      measured: "2.00x (240 vs 120 MiB)",
+      verdict: "missed",
+    });
+    expect(memoryCheck("gateway (PostgreSQL)", memory).verdict).toBe("not measured");
   });
 });

@@ -7,11 +7,11 @@ import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import {
   CHAT_MODEL,
-  type ChatFixture,
+  type ChatHarness,
   chatRequestLogs,
   lastChatCost,
   quotaOf,
-  startChatFixture,
+  startChatHarness,
   UPSTREAM_TYPES,
   type UpstreamType,
 } from "./harness.js";
@@ -34,7 +34,7 @@ function usageCost(usage: Anthropic.Usage) {
   return quotaOf({ input: usage.input_tokens + cached, output: usage.output_tokens, cached });
 }
 
-function clientFor(f: ChatFixture, key = f.user.key): Anthropic {
+function clientFor(f: ChatHarness, key = f.user.key): Anthropic {
   return new Anthropic({ apiKey: key, baseURL: f.gw.url, maxRetries: 0 });
 }
 
@@ -43,13 +43,13 @@ const STORES: StoreKind[] = ["sqlite", "postgres"];
 for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
   for (const kind of STORES) {
     describe.skipIf(kind === "postgres" && !HAS_PG)(`Anthropic messages over ${type} [${kind}]`, () => {
-      let f: ChatFixture;
+      let f: ChatHarness;
       let client: Anthropic;
       let hold: Promise<void> | null = null;
       const released: Array<() => void> = [];
       beforeAll(async () => {
         const text = { beforeChunk: (index: number) => (index === 2 && hold ? hold : undefined) };
-        f = await startChatFixture(
+        f = await startChatHarness(
           kind,
           type,
           type === "openai-chat"

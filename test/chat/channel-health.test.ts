@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { CHAT_MODEL, type ChatFixture, startChatFixture } from "./harness.js";
+import { CHAT_MODEL, type ChatHarness, startChatHarness } from "./harness.js";
 
 /**
  * Channel health counts a chat channel's failures per distinct user, as for content: one tenant
@@ -9,9 +9,9 @@ import { CHAT_MODEL, type ChatFixture, startChatFixture } from "./harness.js";
  */
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`chat channel health [${kind}]`, () => {
-    let f: ChatFixture;
+    let f: ChatHarness;
     beforeAll(async () => {
-      f = await startChatFixture(
+      f = await startChatHarness(
         kind,
         "openai-chat",
         {},

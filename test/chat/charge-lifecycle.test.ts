@@ -9,17 +9,17 @@ import { GuardedFetcher } from "../../src/net/guarded-fetch.js";
 import { Charges } from "../../src/store/charges.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { CHAT_MODEL, type ChatFixture, openAiClient, startChatFixture, UPSTREAM_TYPES } from "./harness.js";
+import { CHAT_MODEL, type ChatHarness, openAiClient, startChatHarness, UPSTREAM_TYPES } from "./harness.js";
 
 const HOUR = 3_600_000;
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   for (const type of UPSTREAM_TYPES) {
     describe.skipIf(kind === "postgres" && !HAS_PG)(`chat charge lifecycle over ${type} [${kind}]`, () => {
-      let f: ChatFixture;
+      let f: ChatHarness;
       let fetcher: GuardedFetcher;
       beforeAll(async () => {
-        f = await startChatFixture(kind, type);
+        f = await startChatHarness(kind, type);
         fetcher = new GuardedFetcher({ allowPrivate: false });
       });
       afterAll(async () => {

@@ -12,7 +12,7 @@ export const PRICE = { inputPerMillion: 3, outputPerMillion: 15, cachedRatio: 0.
 export const UPSTREAM_TYPES = ["openai-chat", "anthropic", "gemini"] as const;
 export type UpstreamType = (typeof UPSTREAM_TYPES)[number];
 
-export interface ChatFixture {
+export interface ChatHarness {
   gw: TestGateway;
   sim: Simulator;
   channelId: number;
@@ -31,12 +31,12 @@ export function simTextOptions(
 }
 
 /** A gateway, a simulator behind one channel of the given type serving CHAT_MODEL, and a user. */
-export async function startChatFixture(
+export async function startChatHarness(
   kind: StoreKind,
   type: UpstreamType,
   simOptions: SimulatorOptions = {},
   overrides: ConfigOverrides = {},
-): Promise<ChatFixture> {
+): Promise<ChatHarness> {
   const sim = await startSimulator({ keys: [SIM_KEY], ...simOptions });
   const gw = await startTestGateway(kind, overrides);
   await gw.gateway.ctx.prices.setPrice({ kind: "content", name: CHAT_MODEL, ...PRICE });

@@ -7,13 +7,13 @@ import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import {
   CHAT_MODEL,
-  type ChatFixture,
+  type ChatHarness,
   chatRequestLogs,
   lastChatCost,
   openAiClient,
   quotaOf,
   serveImage,
-  startChatFixture,
+  startChatHarness,
   UPSTREAM_TYPES,
   type UpstreamType,
 } from "./harness.js";
@@ -47,7 +47,7 @@ const STORES: StoreKind[] = ["sqlite", "postgres"];
 for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
   for (const kind of STORES) {
     describe.skipIf(kind === "postgres" && !HAS_PG)(`OpenAI chat completions over ${type} [${kind}]`, () => {
-      let f: ChatFixture;
+      let f: ChatHarness;
       let client: OpenAI;
       let picture: { url: string; close(): Promise<void> };
       const released: Array<() => void> = [];
@@ -55,7 +55,7 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
       beforeAll(async () => {
         const beforeChunk = (index: number) => (index === 2 && hold ? hold : undefined);
         const text = { beforeChunk };
-        f = await startChatFixture(
+        f = await startChatHarness(
           kind,
           type,
           type === "openai-chat"

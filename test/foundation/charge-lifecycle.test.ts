@@ -8,7 +8,7 @@ import type { ContentChunk, ContentSink } from "../../src/core/content/ports.js"
 import { streamContentCall } from "../../src/core/content/relay.js";
 import { Charges } from "../../src/store/charges.js";
 import { TaskStore } from "../../src/store/tasks.js";
-import { type ContentFixture, MODEL, postContent, startContentFixture, userText } from "../gemini/harness.js";
+import { type ContentHarness, MODEL, postContent, startContentHarness, userText } from "../gemini/harness.js";
 import { type StoreKind, startTestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
 
@@ -16,9 +16,9 @@ const HOUR = 3_600_000;
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`charge lifecycle [${kind}]`, () => {
-    let f: ContentFixture;
+    let f: ContentHarness;
     beforeAll(async () => {
-      f = await startContentFixture(kind);
+      f = await startContentHarness(kind);
     });
     afterAll(async () => {
       await f?.close();

@@ -4,13 +4,13 @@ import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import {
-  type ContentFixture,
+  type ContentHarness,
   contentLedger,
   contentRequestLogs,
   netCost,
   SIM_KEY,
   sdkFor,
-  startContentFixture,
+  startContentHarness,
 } from "./harness.js";
 
 const PRO = "gemini-2.5-pro";
@@ -19,12 +19,12 @@ const LONELY = "lonely-model";
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`content failover between channels [${kind}]`, () => {
-    let f: ContentFixture;
+    let f: ContentHarness;
     let overloaded: Simulator;
     let overloadedChannel: number;
     let healthyChannel: number;
     beforeAll(async () => {
-      f = await startContentFixture(kind);
+      f = await startContentHarness(kind);
       overloaded = await startSimulator({ keys: [SIM_KEY], gemini: { text: { status: 503 } } });
       // PRO: a preferred channel that is overloaded, then a healthy one with another price ratio.
       overloadedChannel = await f.gw.createChannel({

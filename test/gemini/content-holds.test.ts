@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { type ContentFixture, MODEL, postContent, startContentFixture, userText } from "./harness.js";
+import { type ContentHarness, MODEL, postContent, startContentHarness, userText } from "./harness.js";
 
 /** Debt is bounded by the hold: a call's worst case is held before any upstream call. */
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`content holds and credit lines [${kind}]`, () => {
-    let f: ContentFixture;
+    let f: ContentHarness;
     beforeAll(async () => {
-      f = await startContentFixture(kind);
+      f = await startContentHarness(kind);
     });
     afterAll(async () => {
       await f?.close();

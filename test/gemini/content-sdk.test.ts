@@ -4,7 +4,7 @@ import { quotaForTokens } from "../../src/core/pricing.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import {
-  type ContentFixture,
+  type ContentHarness,
   contentLedger,
   contentRequestLogs,
   MODEL,
@@ -12,7 +12,7 @@ import {
   postContent,
   SIM_KEY,
   sdkFor,
-  startContentFixture,
+  startContentHarness,
   userText,
 } from "./harness.js";
 
@@ -42,9 +42,9 @@ async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`content through the official Google client [${kind}]`, () => {
-    let f: ContentFixture;
+    let f: ContentHarness;
     beforeAll(async () => {
-      f = await startContentFixture(kind);
+      f = await startContentHarness(kind);
       // A group with its own ratio, served by a channel with a price ratio other than 1.
       await f.gw.gateway.ctx.prices.setGroupRatio("gold", 1.5);
       await f.gw.createChannel({

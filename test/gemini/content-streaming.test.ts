@@ -6,14 +6,14 @@ import type { GeminiTextSimOptions } from "../../src/simulator/options.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import {
-  type ContentFixture,
+  type ContentHarness,
   contentLedger,
   contentRequestLogs,
   MODEL,
   netCost,
   postContent,
   sdkFor,
-  startContentFixture,
+  startContentHarness,
   userText,
 } from "./harness.js";
 
@@ -46,7 +46,7 @@ function holdAt(text: GeminiTextSimOptions, index: number, seen: string[] = []) 
 }
 
 /** Settles once the call's charge has been settled or refunded. */
-async function finishedLedger(f: ContentFixture, userId: number) {
+async function finishedLedger(f: ContentHarness, userId: number) {
   let rows: Awaited<ReturnType<typeof contentLedger>> = [];
   await vi.waitFor(
     async () => {
@@ -71,10 +71,10 @@ async function drain(stream: AsyncGenerator<any>) {
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`content streaming [${kind}]`, () => {
-    let f: ContentFixture;
+    let f: ContentHarness;
     let text: GeminiTextSimOptions;
     beforeAll(async () => {
-      f = await startContentFixture(kind);
+      f = await startContentHarness(kind);
       text = f.sim.state.options.gemini!.text!;
     });
     afterEach(() => {

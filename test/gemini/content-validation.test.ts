@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { type ContentFixture, contentLedger, MODEL, postContent, startContentFixture } from "./harness.js";
+import { type ContentHarness, contentLedger, MODEL, postContent, startContentHarness } from "./harness.js";
 
 const BAD_BODIES: [string, unknown, RegExp][] = [
   ["missing contents", { generationConfig: { temperature: 0.2 } }, /contents is required/],
@@ -38,11 +38,11 @@ const BAD_BODIES: [string, unknown, RegExp][] = [
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`content request validation [${kind}]`, () => {
-    let f: ContentFixture;
+    let f: ContentHarness;
     let key: string;
     let userId: number;
     beforeAll(async () => {
-      f = await startContentFixture(kind);
+      f = await startContentHarness(kind);
       ({ key, userId } = await f.gw.createUser());
     });
     afterAll(async () => {

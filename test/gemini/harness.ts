@@ -6,14 +6,14 @@ export const MODEL = "gemini-2.5-flash";
 export const SIM_KEY = "sim-key-0123456789";
 
 /** A gateway on the given store, one simulator as its Gemini upstream, one channel to it. */
-export interface ContentFixture {
+export interface ContentHarness {
   gw: TestGateway;
   sim: Simulator;
   channelId: number;
   close(): Promise<void>;
 }
 
-export async function startContentFixture(kind: StoreKind, simOptions: SimulatorOptions = {}): Promise<ContentFixture> {
+export async function startContentHarness(kind: StoreKind, simOptions: SimulatorOptions = {}): Promise<ContentHarness> {
   const sim = await startSimulator({ keys: [SIM_KEY], ...simOptions, gemini: { text: {}, ...simOptions.gemini } });
   const gw = await startTestGateway(kind);
   const channelId = await gw.createChannel({

@@ -28,26 +28,22 @@ export async function taskFileRoutes(scope: FastifyInstance, opts: { files: Blob
   };
   scope.get<{ Params: { key: string } }>(`/${TASK_FILES_PATH}/:key`, { schema }, async (request, reply) => {
     const { key } = request.params;
-    const whole = await opts.files.open(key);
-    if (!whole) throw new GatewayError("GW_ERR_NOT_FOUND", "No such file.");
-    const range = parseByteRange(request.headers.range, whole.size);
+    const info = await opts.files.stat(key);
+    if (!info) throw new GatewayError("GW_ERR_NOT_FOUND", "No such file.");
+    const range = parseByteRange(request.headers.range, info.size);
+    reply.header("accept-ranges", "bytes");
+    if (range === "unsatisfiable") return reply.status(416).header("content-range", `bytes */${info.size}`).send();
     reply
-      .header("content-type", whole.mimeType)
-      .header("accept-ranges", "bytes")
+      .header("content-type", info.mimeType)
       .header("cache-control", "public, max-age=31536000, immutable")
       .header("x-content-type-options", "nosniff");
-    if (range === "unsatisfiable") {
-      (whole.stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
-      return reply.status(416).header("content-range", `bytes */${whole.size}`).send();
-    }
-    if (range === null) return reply.header("content-length", String(whole.size)).send(whole.stream);
-    (whole.stream as NodeJS.ReadableStream & { destroy(): void }).destroy();
-    const part = await opts.files.open(key, range);
-    if (!part) throw new GatewayError("GW_ERR_NOT_FOUND", "No such file.");
+    const blob = await opts.files.open(key, range ?? undefined);
+    if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", "No such file.");
+    if (range === null) return reply.header("content-length", String(blob.size)).send(blob.stream);
     return reply
       .status(206)
-      .header("content-range", `bytes ${range.start}-${range.end}/${whole.size}`)
+      .header("content-range", `bytes ${range.start}-${range.end}/${blob.size}`)
       .header("content-length", String(range.end - range.start + 1))
-      .send(part.stream);
+      .send(blob.stream);
   });
 }
