@@ -74,6 +74,23 @@ describe("STEMS, WAV and MUSIC_VIDEO on audioa (task-relay)", () => {
     await expectSettled(env, user.userId, taskId, "MUSIC_VIDEO");
   });
 
+  it("serves a WAV's and a video's files from the gateway after the upstream has forgotten them", async () => {
+    const user = await env.gw.createUser({ quota: 1_000_000 });
+    const clipId = await succeededClip(env, user.key);
+    const wav = await runAction(env, user.key, "WAV", { clip_id: clipId });
+    const video = await runAction(env, user.key, "MUSIC_VIDEO", { clip_id: clipId });
+    env.sim.state.options.media = { gone: true };
+    try {
+      for (const url of [wav.record.data.clips[0].audio_url, video.record.data.clips[0].video_url]) {
+        const file = await download(url);
+        expect(file.status, url).toBe(200);
+        expect(file.bytes.length).toBeGreaterThan(0);
+      }
+    } finally {
+      env.sim.state.options.media = {};
+    }
+  });
+
   it("refuses another user's clip with a 404 and bad bodies with a 400 naming the field, calling no upstream", async () => {
     const owner = await env.gw.createUser({ quota: 1_000_000 });
     const other = await env.gw.createUser({ quota: 1_000_000 });
