@@ -1,3 +1,4 @@
+import { sniffMediaType } from "../blobs/media-sniff.js";
 import { GatewayError } from "../core/errors.js";
 import type { BroughtInFile, FileIntakePort } from "../core/tasks/ports.js";
 import { GuardedFetchError, type GuardedFetcher } from "./guarded-fetch.js";
@@ -48,7 +49,8 @@ function fetchFailure(field: string, err: unknown, maxBytes: number): GatewayErr
 
 /**
  * UPLOAD's file intake: the client's URL fetched through the SSRF guard (every redirect checked,
- * the body capped at `maxBytes`), a 2xx answer of an accepted audio type, stored by `store`.
+ * the body capped at `maxBytes`), a 2xx answer of an accepted audio type whose bytes are audio
+ * (MP3, AAC, WAV, Ogg, FLAC, MP4), stored by `store` as the type the bytes are.
  * Anything else is a 400 naming the field; nothing is charged then.
  */
 export function uploadIntake(parts: UploadIntakeParts): FileIntakePort {
@@ -78,8 +80,12 @@ export function uploadIntake(parts: UploadIntakeParts): FileIntakePort {
         );
       }
       if (res.body.length === 0) throw refused(field, "answered an empty file");
-      const stored = await parts.store(res.body, contentType, family);
-      return { url: stored, contentType, bytes: res.body.length };
+      // What the server declares is not trusted on its own: the bytes must be audio too, and are
+      // stored as what they are.
+      const sniffed = sniffMediaType(res.body.subarray(0, 16), "audio_url");
+      if (!sniffed) throw refused(field, `answered bytes that are not an audio file (declared ${header})`);
+      const stored = await parts.store(res.body, sniffed, family);
+      return { url: stored, contentType: sniffed, bytes: res.body.length };
     },
   };
 }
