@@ -103,6 +103,11 @@ export function defaultConfig(env: Env = process.env): Config {
       leaseMs: intFrom(env, "IDEMPOTENCY_LEASE_MS", 30_000),
       waitMs: intFrom(env, "IDEMPOTENCY_WAIT_MS", 30_000),
     },
+    uploads: {
+      allowPrivateUrls: boolFrom(env, "UPLOAD_ALLOW_PRIVATE_URLS", false),
+      maxBytes: intFrom(env, "UPLOAD_MAX_BYTES", 50 * 1024 * 1024),
+      fetchTimeoutMs: intFrom(env, "UPLOAD_FETCH_TIMEOUT_MS", 60_000),
+    },
     content: {
       defaultMaxOutputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS", 65_536),
       defaultMaxInputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_INPUT_TOKENS", 1_048_576),

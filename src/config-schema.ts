@@ -163,6 +163,14 @@ export const ConfigSchema = Type.Object({
     /** How long a repeat waits for the running first request before a 409 (ms). */
     waitMs: Type.Integer({ minimum: 0 }),
   }),
+  uploads: Type.Object({
+    /** Allow UPLOAD URLs on loopback / private ranges (tests, trusted networks). */
+    allowPrivateUrls: Type.Boolean(),
+    /** Largest audio file an UPLOAD brings in; a bigger one is a 400 naming `url` (bytes). */
+    maxBytes: Type.Integer({ minimum: 1024 }),
+    /** Longest download of an UPLOAD's file (ms). */
+    fetchTimeoutMs: Type.Integer({ minimum: 100 }),
+  }),
   content: Type.Object({
     /**
      * Limits assumed for a content model whose published limits the gateway does not know: the

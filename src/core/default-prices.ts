@@ -16,6 +16,20 @@ export const DEFAULT_PRICES: readonly DefaultPrice[] = [
   { kind: "task", name: "audioa:REPLACE", price: 0.06 },
   { kind: "task", name: "audioa:INSTRUMENTALS_SWAP", price: 0.06 },
   { kind: "task", name: "audiob:MUSIC", price: 0.1 },
+  // The further actions, both families: a song's worth for those that make a new song, a little
+  // for lyric sheets and for turning a clip into files.
+  ...["audioa", "audiob"].flatMap((family): DefaultPrice[] => [
+    { kind: "task", name: `${family}:LYRICS`, price: 0.005 },
+    { kind: "task", name: `${family}:EXTEND`, price: 0.1 },
+    { kind: "task", name: `${family}:COVER`, price: 0.1 },
+    { kind: "task", name: `${family}:ADD_INSTRUMENTAL`, price: 0.1 },
+    { kind: "task", name: `${family}:ADD_VOCALS`, price: 0.1 },
+    { kind: "task", name: `${family}:VOCALS_SWAP`, price: 0.1 },
+    { kind: "task", name: `${family}:STEMS`, price: 0.02 },
+    { kind: "task", name: `${family}:WAV`, price: 0.01 },
+    { kind: "task", name: `${family}:MUSIC_VIDEO`, price: 0.02 },
+    { kind: "task", name: `${family}:UPLOAD`, price: 0.01 },
+  ]),
   { kind: "image", name: "image-model", price: 0.039 },
   { kind: "image", name: "image-model-pro-1k", price: 0.134 },
   { kind: "image", name: "image-model-pro-2k", price: 0.134 },

@@ -1,10 +1,11 @@
 import type { Kysely, Selectable } from "kysely";
+import type { OwnedClip } from "../core/tasks/source-clip.js";
 import { POLLED_STATUSES } from "../core/tasks/states.js";
 import type { Database, TasksTable } from "./schema.js";
 
 export type TaskRow = Selectable<TasksTable>;
 
-/** Clips of succeeded tasks, so REPLACE and INSTRUMENTALS_SWAP can check the caller owns a clip. */
+/** Clips of succeeded tasks, so the actions on a clip can check the caller owns it. */
 export interface TaskClipsTable {
   clip_id: string;
   task_id: string;
@@ -80,15 +81,42 @@ export class TaskReads {
     return rows.filter((r) => Number(r.user_id) === userId && r.platform === platform);
   }
 
-  /** A clip of one of the owner's succeeded tasks of `platform`, with the model that made it. */
-  async findOwnedClip(platform: string, userId: number, clipId: string): Promise<{ model: string } | undefined> {
+  /**
+   * A clip of one of the owner's succeeded tasks of `platform`: the model that made it, that
+   * task's action and upstream id, and the clip's audio URL as the record shows it.
+   */
+  async findOwnedClip(platform: string, userId: number, clipId: string): Promise<OwnedClip | undefined> {
     const row = await this.tdb
       .selectFrom("task_clips")
-      .select(["model"])
-      .where("user_id", "=", userId)
-      .where("clip_id", "=", clipId)
-      .where("platform", "=", platform)
+      .innerJoin("tasks", "tasks.task_id", "task_clips.task_id")
+      .select([
+        "task_clips.model as model",
+        "tasks.action as action",
+        "tasks.upstream_id as upstream_id",
+        "tasks.data as data",
+      ])
+      .where("task_clips.user_id", "=", userId)
+      .where("task_clips.clip_id", "=", clipId)
+      .where("task_clips.platform", "=", platform)
       .executeTakeFirst();
-    return row ? { model: row.model } : undefined;
+    if (!row) return undefined;
+    return {
+      model: row.model,
+      action: row.action,
+      upstreamTaskId: row.upstream_id,
+      audioUrl: audioUrlOf(row.data, clipId),
+    };
+  }
+}
+
+/** The audio URL of one clip in a succeeded task's `data` (`{clips: [...]}`); empty when none. */
+function audioUrlOf(data: string, clipId: string): string {
+  try {
+    const clips: unknown = JSON.parse(data)?.clips;
+    if (!Array.isArray(clips)) return "";
+    const clip = clips.find((c) => c && typeof c === "object" && c.clip_id === clipId);
+    return typeof clip?.audio_url === "string" ? clip.audio_url : "";
+  } catch {
+    return "";
   }
 }

@@ -118,7 +118,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         starts: 0,
         sound_prompt: "x",
       });
-      expect(foreign.status).toBe(400);
+      expect(foreign.status).toBe(404);
       expect(foreign.body.message).toContain("body.clip_id");
       const bad: [string, unknown, string][] = [
         ["REPLACE", { clip_id: clipId, starts: 5, ends: 5, sound_prompt: "x" }, "body.ends"],

@@ -13,10 +13,11 @@ import type { TaskStore } from "../../store/tasks.js";
 import { taskUpstreamOf } from "../../upstreams/task-adapters.js";
 import { assertWebhookTarget } from "../../webhooks/target.js";
 import type { TaskSurfaceDeps } from "./index.js";
+import { uploadIntakePort } from "./upload-ports.js";
 
 /** The parts of the gateway a task submit uses. */
 export interface TaskSubmitParts {
-  config: Pick<Config, "quotaPerUnit" | "tasks" | "limits" | "webhooks" | "bodies">;
+  config: Pick<Config, "quotaPerUnit" | "tasks" | "limits" | "webhooks" | "bodies" | "uploads" | "dataDir">;
   channels: Channels;
   prices: PriceBook;
   health: ChannelHealth;
@@ -46,6 +47,7 @@ export function taskSubmitPorts(parts: TaskSubmitParts, store: TaskStore): TaskS
       taskPrice: (family, action) => parts.prices.taskPrice(family, action),
       groupRatio: (group) => parts.prices.groupRatio(group),
     },
+    intake: uploadIntakePort(config, () => parts.publicBaseUrl()),
     checkCallbackUrl: (url, field) =>
       assertWebhookTarget(url, { allowPrivate: config.webhooks.allowPrivateUrls }, field),
     upstreamCallbackUrl: (family, secret) => `${parts.publicBaseUrl()}/${family}/callback/${secret}`,

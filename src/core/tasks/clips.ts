@@ -36,7 +36,25 @@ export interface AudiobClip {
   audio_weight: number | null;
 }
 
-export type Clip = AudioaClip | AudiobClip;
+/** A LYRICS result (both families): a lyric sheet, no audio. */
+export interface LyricSheetClip {
+  clip_id: string;
+  state: string;
+  title: string;
+  /** The lyrics, with section markers in square brackets ([Verse], [Chorus]...). */
+  text: string;
+  audio_url: null;
+  created_at: string;
+}
+
+export type Clip = AudioaClip | AudiobClip | LyricSheetClip;
+
+/** Whether a clip carries a result: audio, a video or a lyric sheet's text. */
+export function carriesResult(clip: Clip | undefined): boolean {
+  if (!clip) return false;
+  if ("text" in clip) return clip.text.trim() !== "";
+  return clip.audio_url !== "" || (clip.video_url ?? "") !== "";
+}
 
 const CLIP_STATES: Record<string, string> = {
   complete: "completed",
@@ -152,5 +170,25 @@ export function normalizeRecordClip(
     weirdness_constraint:
       optionalNumber(c.weirdnessConstraint ?? c.weirdness_constraint) ?? tuning.weirdness_constraint,
     audio_weight: optionalNumber(c.audioWeight ?? c.audio_weight) ?? tuning.audio_weight,
+  };
+}
+
+/**
+ * A lyric sheet in the gateway's shape, from `{id?, title, text, status?}` (either protocol;
+ * a chained gateway's sheet reads the same). Sheets without an id get `<taskId>-<index>`.
+ */
+export function normalizeLyricSheet(raw: unknown, fallbackMs: number, fallbackId: string): LyricSheetClip | null {
+  if (!raw || typeof raw !== "object") return null;
+  const c = raw as Record<string, any>;
+  const body = c.text ?? c.lyrics ?? c.prompt;
+  if (typeof body !== "string") return null;
+  const id = c.id ?? c.clip_id;
+  return {
+    clip_id: typeof id === "string" && id !== "" ? id : fallbackId,
+    state: clipState(c.status ?? c.state, "completed"),
+    title: text(c.title),
+    text: body,
+    audio_url: null,
+    created_at: isoTimestamp(c.created_at ?? c.createTime, fallbackMs),
   };
 }

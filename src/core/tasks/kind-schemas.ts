@@ -7,10 +7,10 @@ import { Type } from "@sinclair/typebox";
  * document.
  */
 
-const Uuid = Type.String({ format: "uuid", description: "UUID of a clip" });
+export const Uuid = Type.String({ format: "uuid", description: "UUID of a clip" });
 const Weight = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
 /** Accepted by every submit; checked against the SSRF guard when the task is accepted. */
-const CallbackUrl = Type.Optional(
+export const CallbackUrl = Type.Optional(
   Type.String({
     minLength: 1,
     maxLength: 2000,

@@ -15,11 +15,20 @@ describe("the task kinds registry", () => {
     const names = TASK_KINDS.map(kindName);
     expect(new Set(names).size).toBe(names.length);
     for (const family of TASK_FAMILIES) expect(kindsOf(family).length).toBeGreaterThan(0);
-    expect(names).toEqual(["audioa:MUSIC", "audioa:REPLACE", "audioa:INSTRUMENTALS_SWAP", "audiob:MUSIC"]);
+    const further = ["LYRICS", "UPLOAD", "EXTEND", "COVER", "ADD_INSTRUMENTAL", "ADD_VOCALS", "VOCALS_SWAP"];
+    const exports = ["STEMS", "WAV", "MUSIC_VIDEO"];
+    expect(names).toEqual([
+      "audioa:MUSIC",
+      "audioa:REPLACE",
+      "audioa:INSTRUMENTALS_SWAP",
+      "audiob:MUSIC",
+      ...[...further, ...exports].map((a) => `audioa:${a}`),
+      ...[...further, ...exports].map((a) => `audiob:${a}`),
+    ]);
   });
 
   it("finds a kind by family and action, and nothing for an action a family lacks", () => {
-    expect(kind("audioa", "REPLACE").sourceClipField).toBe("clip_id");
+    expect(kind("audioa", "REPLACE").sourceClipFields).toEqual(["clip_id"]);
     expect(findKind("audiob", "REPLACE")).toBeUndefined();
     expect(findKind("audioc", "MUSIC")).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import type { Clip } from "./clips.js";
+import { type Clip, carriesResult } from "./clips.js";
 import type { TaskChanges } from "./ports.js";
 import { nextPollAt, nextPollDelay, type PollTiming, taskDeadlineMs } from "./schedule.js";
 import { canMove, type TaskStatus } from "./states.js";
@@ -59,7 +59,7 @@ function timedOut(clock: PollClock): Transition {
 }
 
 /**
- * Decides what a poll means for a running task. An upstream success without audio is a failure;
+ * Decides what a poll means for a running task. An upstream success without a result (audio, video or lyric sheet) is a failure;
  * an unknown status word leaves the task as it is (stored once, when it first appears); a task
  * never goes back and its progress never drops; past its deadline a task that has not ended
  * fails; a failed poll backs off, doubling per failure in a row.
@@ -77,10 +77,10 @@ export function pollOutcome(record: PolledRecord, report: PollReport, clock: Pol
   const nextPoll = nextPollAt(now, nextPollDelay(0, clock.timing), deadline);
   if (state.status === "SUCCESS") {
     const first = state.clips[0];
-    if (!first || first.audio_url === "") {
+    if (!carriesResult(first)) {
       return {
         kind: "fail",
-        reason: "the upstream reported success without any audio",
+        reason: `the upstream reported success without any ${first && "text" in first ? "lyric sheet" : "audio"}`,
         upstreamStatus: state.rawStatus,
         timedOut: false,
       };

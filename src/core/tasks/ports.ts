@@ -4,6 +4,7 @@ import type { Clip } from "./clips.js";
 import type { TaskKind } from "./kinds.js";
 import type { TaskView } from "./record.js";
 import type { TaskBody } from "./request-bodies.js";
+import type { OwnedClip, SourceClip } from "./source-clip.js";
 import type { TaskStatus } from "./states.js";
 import type { UpstreamTaskState } from "./upstream-state.js";
 
@@ -67,7 +68,8 @@ export interface TaskStorePort<T extends StoredTask = StoredTask> {
   claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<T[]>;
   unsentOverdue(nowMs: number, limit: number): Promise<T[]>;
   getOwned(platform: string, userId: number, taskId: string): Promise<T | undefined>;
-  findOwnedClip(platform: string, userId: number, clipId: string): Promise<{ model: string } | undefined>;
+  /** A clip of one of the owner's succeeded tasks of `platform`, or undefined. */
+  findOwnedClip(platform: string, userId: number, clipId: string): Promise<OwnedClip | undefined>;
 }
 
 /** What a task adapter sends for one task. */
@@ -79,6 +81,8 @@ export interface OutgoingTask {
   upstreamModel: string;
   /** Where the upstream may call the gateway back about this task, if the family has callbacks. */
   callbackUrl: string | null;
+  /** The caller's clip the task works on (checked to be theirs), for kinds with a source clip. */
+  source: SourceClip | null;
 }
 
 /** One task an adapter polls. */
@@ -135,6 +139,22 @@ export interface TaskCaller {
   group: string;
 }
 
+/** A file the gateway brought in and stored for an UPLOAD. */
+export interface BroughtInFile {
+  /** The gateway's URL of the stored copy (what the upstream gets). */
+  url: string;
+  contentType: string;
+  bytes: number;
+}
+
+/**
+ * Brings a client's file in: fetched through the SSRF guard, its size and type checked, stored
+ * in the blob store. A refused file is a 400 naming `field`.
+ */
+export interface FileIntakePort {
+  bringIn(url: string, field: string): Promise<BroughtInFile>;
+}
+
 /** Everything the submit use case uses, wired where the routes are registered. */
 export interface TaskSubmitDeps {
   store: TaskStorePort;
@@ -150,6 +170,8 @@ export interface TaskSubmitDeps {
     taskPrice(family: string, action: string): Promise<number | null>;
     groupRatio(group: string): Promise<number>;
   };
+  /** Brings in the files of kinds with an `intakeField` (UPLOAD). */
+  intake: FileIntakePort;
   /** Checks a client's callback URL (SSRF guard); returns it, or throws a 400 naming `field`. */
   checkCallbackUrl(url: string, field: string): Promise<string>;
   /** The URL the upstream calls back for a task with this secret. */

@@ -1,5 +1,6 @@
-import { GatewayError } from "../errors.js";
+import type { ActionBody } from "./action-bodies.js";
 import type { AudiobTuning } from "./clips.js";
+import { blank, invalid } from "./field-errors.js";
 
 /** MUSIC body of family audioa: the `task-relay` fields. */
 export interface AudioaMusicBody {
@@ -40,18 +41,10 @@ export interface InstrumentalsSwapBody {
   cover_strength?: number;
 }
 
-export type TaskBody = AudioaMusicBody | AudiobMusicBody | ReplaceBody | InstrumentalsSwapBody;
+export type TaskBody = AudioaMusicBody | AudiobMusicBody | ReplaceBody | InstrumentalsSwapBody | ActionBody;
 
 /** Longest prompt of audiob outside custom mode (the upstream's own limit). */
 export const AUDIOB_SIMPLE_PROMPT_MAX = 500;
-
-function invalid(field: string, message: string): GatewayError {
-  return new GatewayError("GW_ERR_VALIDATION", `body.${field} ${message}`, { param: field });
-}
-
-function blank(v: string | undefined): boolean {
-  return v === undefined || v.trim() === "";
-}
 
 function hasTwoDecimalsAtMost(x: number): boolean {
   return Math.abs(Math.round(x * 100) - x * 100) < 1e-6;

@@ -91,6 +91,7 @@ function world(answers: ((task: OutgoingTask, channel: Channel) => string)[], ki
       report: (ch, error) => events.push(`report ${ch.id} ${error ? error.kind : "ok"}`),
     },
     prices: { taskPrice: async () => 0.1, groupRatio: async () => 1 },
+    intake: { bringIn: async (url) => ({ url, contentType: "audio/mpeg", bytes: 1 }) },
     checkCallbackUrl: async (url) => url,
     upstreamCallbackUrl: () => "http://gateway.invalid/cb",
     ids: { newTaskId: () => "task_1", taskIdOfRun: (run) => `task_${run}`, secret: () => "s" },

@@ -8,6 +8,7 @@ import { FAMILY_SPECS } from "./families.js";
 import { kindName, type TaskKind } from "./kinds.js";
 import type { StoredTask, TaskCaller, TaskSubmitDeps } from "./ports.js";
 import type { TaskBody } from "./request-bodies.js";
+import { ownedSourceClip, type SourceClip } from "./source-clip.js";
 
 /** One submit: which kind, the body (without the gateway's own fields), who asks. */
 export interface SubmitRequest {
@@ -28,6 +29,10 @@ export interface AcceptedTask {
   /** Channels to try, in order; the first is the one the task was priced on. */
   channels: Channel[];
   originModel: string;
+  /** The caller's clip the task works on, if its kind has one. */
+  source: SourceClip | null;
+  /** The text shown as `properties.input` (from the client's body). */
+  input: string;
 }
 
 /** What a submit answers: the public id now, and the send to run once the answer is out. */
@@ -44,23 +49,19 @@ function upstreamModelOf(channel: Channel, originModel: string): string {
   return channel.modelMapping[originModel] ?? originModel;
 }
 
-function propertiesJson(kind: TaskKind, body: TaskBody, origin: string, upstream: string): string {
-  return JSON.stringify({ input: kind.input(body), upstream_model_name: upstream, origin_model_name: origin });
+function propertiesJson(input: string, origin: string, upstream: string): string {
+  return JSON.stringify({ input, upstream_model_name: upstream, origin_model_name: origin });
 }
 
-async function sourceClipModel(deps: TaskSubmitDeps, req: SubmitRequest): Promise<string> {
-  const field = req.kind.sourceClipField;
-  if (!field) return "";
-  const clipId = (req.body as Record<string, unknown>)[field] as string;
-  const clip = await deps.store.findOwnedClip(req.kind.family, req.caller.userId, clipId);
-  if (!clip) {
-    throw new GatewayError(
-      "GW_ERR_VALIDATION",
-      `body.${field} ${clipId} is not a clip of one of your succeeded ${req.kind.family} tasks`,
-      { param: field },
-    );
-  }
-  return clip.model;
+/**
+ * The body the upstream gets: for a kind that brings a file in, its URL replaced by the
+ * gateway's URL of the stored copy (the file is fetched, checked and stored here, before the charge).
+ */
+async function bodyToSend(deps: TaskSubmitDeps, kind: TaskKind, body: TaskBody): Promise<TaskBody> {
+  const field = kind.intakeField;
+  if (!field) return body;
+  const stored = await deps.intake.bringIn(String((body as Record<string, unknown>)[field]), field);
+  return { ...body, [field]: stored.url } as TaskBody;
 }
 
 /**
@@ -71,7 +72,12 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
   const { kind, body, caller } = req;
   kind.check(body);
   const callbackUrl = req.callbackUrl ? await deps.checkCallbackUrl(req.callbackUrl, "body.callback_url") : null;
-  const sourceModel = await sourceClipModel(deps, req);
+  const source = await ownedSourceClip(
+    (platform, userId, clipId) => deps.store.findOwnedClip(platform, userId, clipId),
+    kind,
+    caller.userId,
+    body,
+  );
   const price = await deps.prices.taskPrice(kind.family, kind.action);
   if (price === null) {
     throw new GatewayError(
@@ -94,7 +100,8 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
     channelRatio: first.priceRatio,
     quotaPerUnit: deps.settings.quotaPerUnit,
   });
-  const originModel = kind.originModel(body, sourceModel);
+  const originModel = kind.originModel(body, source?.model ?? "");
+  const sent = await bodyToSend(deps, kind, body);
   const { settings } = deps;
   const now = deps.now();
   const row = await deps.store
@@ -107,8 +114,8 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
       channelId: first.id,
       quota,
       action: kind.action,
-      properties: propertiesJson(kind, body, originModel, upstreamModelOf(first, originModel)),
-      requestBody: JSON.stringify(body),
+      properties: propertiesJson(kind.input(body), originModel, upstreamModelOf(first, originModel)),
+      requestBody: JSON.stringify(sent),
       callbackSecret: spec.upstreamCallbacks ? deps.ids.secret() : null,
       callbackUrl,
       sendDeadlineMs: now + settings.unsentGraceMs,
@@ -121,7 +128,7 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
       if (err instanceof GatewayError && err.errorName === "GW_ERR_RATE_LIMITED") deps.onRateLimited();
       throw err;
     });
-  return { row, kind, body, channels, originModel };
+  return { row, kind, body: sent, channels, originModel, source, input: kind.input(body) };
 }
 
 function failReason(err: unknown): string {
@@ -137,7 +144,7 @@ function failReason(err: unknown): string {
  * throws: the client already has the task's id and learns the outcome from the record.
  */
 export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promise<void> {
-  const { row, kind, body, originModel } = task;
+  const { row, kind, body, originModel, source } = task;
   // The whole send must end well before the sweeper may take the task as "never sent".
   const signal = AbortSignal.timeout(Math.max(100, Math.floor(deps.settings.unsentGraceMs * 0.8)));
   const callbackUrl = row.callback_secret ? deps.upstreamCallbackUrl(row.platform, row.callback_secret) : null;
@@ -150,12 +157,12 @@ export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promis
         if (!upstream) throw new UpstreamError("retryable", `channel type ${channel.type} sends no tasks`);
         const upstreamModel = upstreamModelOf(channel, originModel);
         if (index > 0) {
-          await deps.store.switchChannel(row.id, channel.id, propertiesJson(kind, body, originModel, upstreamModel));
+          await deps.store.switchChannel(row.id, channel.id, propertiesJson(task.input, originModel, upstreamModel));
         }
         const concurrency = channel.settings.concurrency ?? upstream.defaultConcurrency;
         const release = await deps.slots.acquire({ id: channel.id, settings: { concurrency } });
         try {
-          return await upstream.submit(channel, { kind, body, upstreamModel, callbackUrl }, signal);
+          return await upstream.submit(channel, { kind, body, upstreamModel, callbackUrl, source }, signal);
         } finally {
           release();
         }

@@ -1,5 +1,13 @@
-import { type AudiobTuning, type Clip, clipState, normalizeRecordClip, normalizeRelayClip } from "./clips.js";
+import {
+  type AudiobTuning,
+  type Clip,
+  clipState,
+  normalizeLyricSheet,
+  normalizeRecordClip,
+  normalizeRelayClip,
+} from "./clips.js";
 import { parseProgress, type TaskStatus } from "./states.js";
+import type { KindResults } from "./task-kind.js";
 
 /** What one poll learned about a task, in the gateway's words. */
 export interface UpstreamTaskState {
@@ -60,10 +68,14 @@ function reasonText(...values: unknown[]): string {
   return "";
 }
 
-/** One item of a `task-relay` fetch answer, normalized. Null when it has no task id. */
+/**
+ * One item of a `task-relay` fetch answer, normalized. Null when it has no task id. The clips of a
+ * kind whose results are lyric sheets are read as sheets (`title`, `text`).
+ */
 export function normalizeRelayTask(
   item: unknown,
   fallbackMs: number,
+  results: KindResults = "audio",
 ): (UpstreamTaskState & { upstreamId: string }) | null {
   if (!item || typeof item !== "object") return null;
   const t = item as Record<string, any>;
@@ -75,8 +87,12 @@ export function normalizeRelayTask(
   // chained gateway puts them in `data.clips`.
   const rawClips: unknown[] =
     status !== "SUCCESS" ? [] : Array.isArray(t.data) ? t.data : Array.isArray(t.data?.clips) ? t.data.clips : [];
-  const clips = rawClips
-    .map((c) => normalizeRelayClip(c, fallbackMs, "completed"))
+  const clips: Clip[] = rawClips
+    .map((c, i) =>
+      results === "lyrics"
+        ? normalizeLyricSheet(c, fallbackMs, `${upstreamId}-${i + 1}`)
+        : normalizeRelayClip(c, fallbackMs, "completed"),
+    )
     .filter((c): c is NonNullable<typeof c> => c !== null);
   for (const c of clips) if (c.state !== "error") c.state = clipState("complete", c.state);
   return {

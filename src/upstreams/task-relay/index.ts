@@ -1,4 +1,5 @@
 import type { Channel } from "../../core/channel.js";
+import { type KindResults, kindName, kindsOf } from "../../core/tasks/kinds.js";
 import type { OutgoingTask, PolledTask, TaskUpstream } from "../../core/tasks/ports.js";
 import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 import { normalizeRelayTask } from "../../core/tasks/upstream-state.js";
@@ -63,6 +64,7 @@ export async function fetchRelayTasks(
   action: string,
   upstreamIds: string[],
   signal?: AbortSignal,
+  results: KindResults = "audio",
 ): Promise<Map<string, UpstreamTaskState>> {
   const url = `${channel.baseUrl}/${prefixOf(channel, family)}/fetch`;
   const res = await callUpstream({
@@ -85,7 +87,7 @@ export async function fetchRelayTasks(
   const out = new Map<string, UpstreamTaskState>();
   const now = Date.now();
   for (const item of answer.data) {
-    const state = normalizeRelayTask(item, now);
+    const state = normalizeRelayTask(item, now, results);
     if (state) out.set(state.upstreamId, state);
   }
   return out;
@@ -97,9 +99,12 @@ export function relayRequestBody(task: OutgoingTask): Record<string, unknown> {
   return field ? { ...task.body, [field]: task.upstreamModel } : { ...task.body };
 }
 
-/** The task-relay protocol as a task adapter: up to 100 tasks per poll call. */
+/**
+ * The task-relay protocol as a task adapter: up to 100 tasks per poll call. It does every action
+ * of family audioa, each forwarded as `submit/{ACTION}` with the client's body.
+ */
 export const taskRelayTasks: TaskUpstream = {
-  kinds: ["audioa:MUSIC", "audioa:REPLACE", "audioa:INSTRUMENTALS_SWAP"],
+  kinds: kindsOf("audioa").map(kindName),
   minPollIntervalMs: 0,
   defaultConcurrency: 4,
   batchSize: relayBatchSize,
@@ -113,6 +118,7 @@ export const taskRelayTasks: TaskUpstream = {
       kind.upstreamOperation,
       tasks.map((t) => t.upstreamId),
       signal,
+      kind.results,
     );
   },
 };
