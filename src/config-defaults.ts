@@ -91,6 +91,8 @@ export function defaultConfig(env: Env = process.env): Config {
         .split(",")
         .map((s) => s.trim())
         .filter(Boolean),
+      resultMaxBytes: intFrom(env, "TASK_RESULT_MAX_BYTES", 200 * 1024 * 1024),
+      resultCopyTimeoutMs: intFrom(env, "TASK_RESULT_COPY_TIMEOUT_MS", 60_000),
     },
     images: {
       allowPrivateUrls: boolFrom(env, "IMAGE_ALLOW_PRIVATE_URLS", false),

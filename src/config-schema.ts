@@ -143,6 +143,10 @@ export const ConfigSchema = Type.Object({
     maxBatchFetchIds: Type.Integer({ minimum: 1, maximum: 1000 }),
     /** Actions reopened by the operator (REPLACE, INSTRUMENTALS_SWAP are closed by default). */
     enabledActions: Type.Array(Type.String()),
+    /** Largest result file (audio, video, cover image) copied into storage; a bigger one fails the task (bytes). */
+    resultMaxBytes: Type.Integer({ minimum: 1024 }),
+    /** Longest copy of one result file into storage before it is retried (ms). */
+    resultCopyTimeoutMs: Type.Integer({ minimum: 100 }),
   }),
   images: Type.Object({
     /** Allow image URLs on loopback / private ranges (tests, trusted networks). */

@@ -43,6 +43,8 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   "tasks.unsentGraceMs": "TASK_UNSENT_GRACE_MS",
   "tasks.maxBatchFetchIds": "TASK_MAX_BATCH_FETCH_IDS",
   "tasks.enabledActions": "TASK_ENABLED_ACTIONS",
+  "tasks.resultMaxBytes": "TASK_RESULT_MAX_BYTES",
+  "tasks.resultCopyTimeoutMs": "TASK_RESULT_COPY_TIMEOUT_MS",
   "images.allowPrivateUrls": "IMAGE_ALLOW_PRIVATE_URLS",
   "images.maxImageBytes": "IMAGE_MAX_BYTES",
   "images.fetchTimeoutMs": "IMAGE_FETCH_TIMEOUT_MS",

@@ -30,6 +30,9 @@ export const ROUTE_TABLE: readonly RouteArea[] = [
   // An upstream's task callback carries its own secret, not a token.
   { path: "/audioa/callback", surface: "tasks", auth: "none", errors: "envelope" },
   { path: "/audiob/callback", surface: "tasks", auth: "none", errors: "envelope" },
+  // Stored task results: the file's key in the path is the capability.
+  { path: "/audioa/files", surface: "tasks", auth: "none", errors: "envelope" },
+  { path: "/audiob/files", surface: "tasks", auth: "none", errors: "envelope" },
   { path: "/v1", surface: "images", auth: "bearer", errors: "openai" },
   { path: "/v1/images", surface: "images", auth: "bearer", errors: "openai" },
   // Stored images: the file's key in the path is the capability.

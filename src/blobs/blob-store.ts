@@ -1,16 +1,40 @@
 /**
- * Where generated images live. The local folder store is the one built in; an S3-compatible
- * bucket would implement the same interface (and answer URLs of its own) when configured.
+ * Where stored files live: generated images and copies of task results. The local folder store is
+ * the one built in; an S3-compatible bucket would implement the same interface when configured.
  */
 export interface BlobStore {
   /** Stores the bytes under a new unguessable key; answers the key (file name with extension). */
   put(bytes: Buffer, mimeType: string): Promise<string>;
-  /** Opens a stored blob for reading, or null when the key does not exist. */
-  open(key: string): Promise<StoredBlob | null>;
+  /**
+   * Stores a stream under a new unguessable key without holding it in memory. Past `maxBytes`
+   * the write stops, nothing is kept and the promise rejects with a `BlobTooLargeError`.
+   */
+  putStream(
+    source: AsyncIterable<Buffer | Uint8Array>,
+    mimeType: string,
+    limits: { maxBytes: number },
+  ): Promise<string>;
+  /** Opens a stored blob for reading (only `range` of it when given), or null when the key does not exist. */
+  open(key: string, range?: ByteRange): Promise<StoredBlob | null>;
+}
+
+/** Bytes `start` to `end` of a blob, both included (as in an HTTP Range header). */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export interface StoredBlob {
   mimeType: string;
+  /** Size of the whole blob, whatever part of it is read. */
   size: number;
   stream: NodeJS.ReadableStream;
+}
+
+/** A stream given to `putStream` was larger than its bound. */
+export class BlobTooLargeError extends Error {
+  override readonly name = "BlobTooLargeError";
+  constructor(readonly maxBytes: number) {
+    super(`the file is larger than the limit of ${maxBytes} bytes`);
+  }
 }

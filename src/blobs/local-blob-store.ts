@@ -1,14 +1,13 @@
-import { createReadStream } from "node:fs";
-import { mkdir, rename, stat, writeFile } from "node:fs/promises";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { randomBase62 } from "../core/ids.js";
-import type { BlobStore, StoredBlob } from "./blob-store.js";
+import { type BlobStore, BlobTooLargeError, type ByteRange, type StoredBlob } from "./blob-store.js";
+import { BLOB_KEY, extensionOf, mimeTypeOf } from "./blob-types.js";
 
-const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };
-const MIME_OF: Record<string, string> = { png: "image/png", jpg: "image/jpeg", webp: "image/webp" };
-
-/** 40 base62 characters (about 238 bits): a key nobody can guess or enumerate. */
-export const BLOB_KEY = /^([A-Za-z0-9]{40})\.(png|jpg|webp)$/;
+export { BLOB_KEY } from "./blob-types.js";
 
 /**
  * Blobs in a local folder: `<root>/<first two key characters>/<key>.<ext>`. Files are written
@@ -18,19 +17,37 @@ export class LocalBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
   async put(bytes: Buffer, mimeType: string): Promise<string> {
-    const ext = EXTENSIONS[mimeType];
-    if (!ext) throw new Error(`cannot store blobs of type ${mimeType}`);
-    const id = randomBase62(40);
-    const key = `${id}.${ext}`;
-    const dir = path.join(this.root, id.slice(0, 2));
-    await mkdir(dir, { recursive: true });
-    const temp = path.join(dir, `.${key}.${process.pid}.tmp`);
-    await writeFile(temp, bytes);
-    await rename(temp, path.join(dir, key));
-    return key;
+    const target = await this.newTarget(mimeType);
+    await writeFile(target.temp, bytes);
+    await rename(target.temp, target.file);
+    return target.key;
   }
 
-  async open(key: string): Promise<StoredBlob | null> {
+  async putStream(
+    source: AsyncIterable<Buffer | Uint8Array>,
+    mimeType: string,
+    limits: { maxBytes: number },
+  ): Promise<string> {
+    const target = await this.newTarget(mimeType);
+    let size = 0;
+    const bound = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > limits.maxBytes) done(new BlobTooLargeError(limits.maxBytes));
+        else done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, bound, createWriteStream(target.temp));
+      await rename(target.temp, target.file);
+    } catch (err) {
+      await rm(target.temp, { force: true });
+      throw err;
+    }
+    return target.key;
+  }
+
+  async open(key: string, range?: ByteRange): Promise<StoredBlob | null> {
     const match = BLOB_KEY.exec(key);
     if (!match?.[1] || !match[2]) return null;
     const file = path.join(this.root, match[1].slice(0, 2), key);
@@ -38,12 +55,22 @@ export class LocalBlobStore implements BlobStore {
       const info = await stat(file);
       if (!info.isFile()) return null;
       return {
-        mimeType: MIME_OF[match[2]] ?? "application/octet-stream",
+        mimeType: mimeTypeOf(match[2]),
         size: info.size,
-        stream: createReadStream(file),
+        stream: createReadStream(file, range ? { start: range.start, end: range.end } : {}),
       };
     } catch {
       return null;
     }
+  }
+
+  private async newTarget(mimeType: string) {
+    const ext = extensionOf(mimeType);
+    if (!ext) throw new Error(`cannot store blobs of type ${mimeType}`);
+    const id = randomBase62(40);
+    const key = `${id}.${ext}`;
+    const dir = path.join(this.root, id.slice(0, 2));
+    await mkdir(dir, { recursive: true });
+    return { key, file: path.join(dir, key), temp: path.join(dir, `.${key}.${process.pid}.tmp`) };
   }
 }

@@ -25,8 +25,8 @@ export interface UploadIntakeParts {
   fetcher: GuardedFetcher;
   maxBytes: number;
   timeoutMs: number;
-  /** Stores the bytes; answers the gateway's URL of the stored copy. */
-  store(bytes: Buffer, contentType: string): Promise<string>;
+  /** Stores the bytes; answers the gateway's URL of the stored copy, served by `family`. */
+  store(bytes: Buffer, contentType: string, family: string): Promise<string>;
 }
 
 function refused(field: string, why: string): GatewayError {
@@ -53,7 +53,7 @@ function fetchFailure(field: string, err: unknown, maxBytes: number): GatewayErr
  */
 export function uploadIntake(parts: UploadIntakeParts): FileIntakePort {
   return {
-    async bringIn(url: string, field: string): Promise<BroughtInFile> {
+    async bringIn(url: string, field: string, family: string): Promise<BroughtInFile> {
       let res: Awaited<ReturnType<GuardedFetcher["fetch"]>>;
       try {
         res = await parts.fetcher.fetch(url, {
@@ -78,7 +78,7 @@ export function uploadIntake(parts: UploadIntakeParts): FileIntakePort {
         );
       }
       if (res.body.length === 0) throw refused(field, "answered an empty file");
-      const stored = await parts.store(res.body, contentType);
+      const stored = await parts.store(res.body, contentType, family);
       return { url: stored, contentType, bytes: res.body.length };
     },
   };

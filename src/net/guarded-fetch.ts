@@ -41,6 +41,17 @@ export interface GuardedResponse {
   url: string;
 }
 
+/** A guarded answer whose body is still to be read. */
+export interface GuardedStream {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: NodeJS.ReadableStream & AsyncIterable<Buffer>;
+  /** The URL that answered, after redirects. */
+  url: string;
+  /** Turns an error met while reading the body into a GuardedFetchError (timeout, network...). */
+  explain(err: unknown): GuardedFetchError;
+}
+
 /** `scheme://host/path` without credentials or query: safe to show. */
 function shown(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
@@ -106,6 +117,51 @@ export class GuardedFetcher {
 
   /** Sends the request, following redirects under the same guard. */
   async fetch(raw: string, req: GuardedRequest): Promise<GuardedResponse> {
+    const { res, url, deadline } = await this.open(raw, req);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > req.maxBytes) {
+          res.body.destroy();
+          throw new GuardedFetchError("too_large", `answer is larger than the limit of ${req.maxBytes} bytes`);
+        }
+        if (req.onBytes) {
+          try {
+            req.onBytes((chunk as Buffer).length);
+          } catch (err) {
+            res.body.destroy();
+            throw err;
+          }
+        }
+        chunks.push(chunk as Buffer);
+      }
+    } catch (err) {
+      throw this.failure(err, url, deadline);
+    }
+    return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), url: url.toString() };
+  }
+
+  /**
+   * Like `fetch`, but answers as soon as the headers are in, with the body still to read: the
+   * caller reads it (or destroys it) and counts its bytes against its own bound; only a declared
+   * `content-length` over `maxBytes` is refused here. The deadline covers the body too.
+   */
+  async stream(raw: string, req: Omit<GuardedRequest, "onBytes">): Promise<GuardedStream> {
+    const { res, url, deadline } = await this.open(raw, req);
+    res.body.on("error", () => {});
+    return {
+      status: res.statusCode,
+      headers: res.headers,
+      body: res.body,
+      url: url.toString(),
+      explain: (err) => this.failure(err, url, deadline),
+    };
+  }
+
+  /** Follows redirects to the answer that is not one; its body is still unread. */
+  private async open(raw: string, req: Omit<GuardedRequest, "onBytes">) {
     const deadline = AbortSignal.timeout(req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     const maxRedirects = req.maxRedirects ?? 5;
@@ -151,29 +207,7 @@ export class GuardedFetcher {
         res.body.destroy();
         throw new GuardedFetchError("too_large", `answer is ${declared} bytes; the limit is ${req.maxBytes} bytes`);
       }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      try {
-        for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > req.maxBytes) {
-            res.body.destroy();
-            throw new GuardedFetchError("too_large", `answer is larger than the limit of ${req.maxBytes} bytes`);
-          }
-          if (req.onBytes) {
-            try {
-              req.onBytes((chunk as Buffer).length);
-            } catch (err) {
-              res.body.destroy();
-              throw err;
-            }
-          }
-          chunks.push(chunk as Buffer);
-        }
-      } catch (err) {
-        throw this.failure(err, current, deadline);
-      }
-      return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), url: current.toString() };
+      return { res, url: current, deadline };
     }
   }
 

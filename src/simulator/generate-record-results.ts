@@ -1,4 +1,5 @@
 import { lyricSheet } from "./media.js";
+import { simMediaUrl } from "./media-files.js";
 import type { SimulatorState } from "./state.js";
 import { type SimTask, simPhase } from "./task-relay.js";
 
@@ -55,11 +56,6 @@ function createTime(ms: number): string {
   return new Date(ms).toISOString().replace("T", " ").slice(0, 19);
 }
 
-/** Where the simulator serves one of its media files (see generate-record-files.ts). */
-export function mediaUrl(state: SimulatorState, id: string, ext: "mp3" | "wav" | "mp4"): string {
-  return `${state.baseUrl()}/generate-record/files/${encodeURIComponent(id)}.${ext}`;
-}
-
 /** `response.sunoData` of a music task: its clips, the first ready at FIRST_SUCCESS. */
 export function sunoData(state: SimulatorState, task: RecordTask, word: string) {
   const stage = stageOf(word);
@@ -68,10 +64,9 @@ export function sunoData(state: SimulatorState, task: RecordTask, word: string) 
     const ready = stage >= 3 || (stage === 2 && i === 0);
     return {
       id,
-      // MUSIC keeps its CDN-looking links; the other actions' files are served by the simulator.
-      audioUrl: !ready ? "" : task.action === "MUSIC" ? `https://cdn.example/${id}.mp3` : mediaUrl(state, id, "mp3"),
-      streamAudioUrl: `https://cdn.example/${id}-s.mp3`,
-      imageUrl: `https://cdn.example/${id}.jpeg`,
+      audioUrl: ready ? simMediaUrl(state, id, "mp3") : "",
+      streamAudioUrl: simMediaUrl(state, `${id}-s`, "mp3"),
+      imageUrl: simMediaUrl(state, id, "png"),
       prompt: task.prompt,
       modelName: `chirp-${task.model.toLowerCase().replace(/_/g, "-")}`,
       title: task.title,
@@ -108,10 +103,10 @@ const SPLIT_STEM = [
 export function stemsResponse(state: SimulatorState, task: RecordTask, word: string) {
   if (word !== "SUCCESS") return null;
   const out: Record<string, string | null> = {
-    originUrl: mediaUrl(state, task.sourceClipId ?? task.id, "mp3"),
+    originUrl: simMediaUrl(state, task.sourceClipId ?? task.id, "mp3"),
   };
   for (const field of task.stemType === "split_stem" ? SPLIT_STEM : SEPARATE_VOCAL) {
-    out[field] = mediaUrl(state, `${task.id}-${field.replace(/Url$/, "")}`, "mp3");
+    out[field] = simMediaUrl(state, `${task.id}-${field.replace(/Url$/, "")}`, "mp3");
   }
   return out;
 }
@@ -141,9 +136,9 @@ export function subRecordData(state: SimulatorState, task: RecordTask, word: str
     word !== "SUCCESS"
       ? null
       : task.route === "wav"
-        ? { audioWavUrl: mediaUrl(state, `${task.id}`, "wav") }
+        ? { audioWavUrl: simMediaUrl(state, `${task.id}`, "wav") }
         : task.route === "mp4"
-          ? { videoUrl: mediaUrl(state, `${task.id}`, "mp4") }
+          ? { videoUrl: simMediaUrl(state, `${task.id}`, "mp4") }
           : stemsResponse(state, task, word);
   return { ...base, successFlag: word, response };
 }

@@ -8,7 +8,6 @@ import {
   subRecordData,
   sunoData,
 } from "./generate-record-results.js";
-import { MEDIA_TYPES, mp3File, mp4File, sineWav } from "./media.js";
 import type { SimulatorState } from "./state.js";
 import { bearerAccepted, hasMarker, simDelay, simUuid } from "./task-relay.js";
 
@@ -70,7 +69,7 @@ function present(value: unknown): boolean {
  * The `generate-record` protocol: one submit route per action (`POST /api/v1/generate`,
  * `/generate/extend`, `/lyrics`, `/vocal-removal/generate`, `/wav/generate`, `/mp4/generate`...),
  * each polled at its own `record-info`, with optional callbacks; the media files it reports are
- * served under `/generate-record/files/`. States come from the elapsed time; one timer (not one
+ * served by the simulator's media route (media-files.ts). States come from the elapsed time; one timer (not one
  * per task) sends the callbacks. Faults: `failureRate`, `refuseRate`, `failActions`, `[fail]` and
  * `[refuse]` in any string field.
  */
@@ -216,12 +215,4 @@ export async function generateRecordSimulator(app: FastifyInstance, opts: { stat
       };
     });
   }
-
-  app.get("/generate-record/files/:name", async (request, reply) => {
-    const { name } = request.params as { name: string };
-    const ext = name.slice(name.lastIndexOf(".") + 1);
-    const file = ext === "wav" ? sineWav() : ext === "mp4" ? mp4File() : ext === "mp3" ? mp3File() : null;
-    if (!file) return reply.status(404).send({ code: 404, msg: "no such file", data: null });
-    return reply.type(MEDIA_TYPES[ext as keyof typeof MEDIA_TYPES]).send(file);
-  });
 }

@@ -110,6 +110,12 @@ export interface GeminiSimOptions {
   image?: GeminiImageSimOptions;
 }
 
+/** Settings of the result files the simulated music upstreams serve. */
+export interface MediaSimOptions {
+  /** Every result file answers 404, as once an upstream's links have expired. */
+  gone?: boolean;
+}
+
 export interface SimulatorOptions {
   host?: string;
   port?: number;
@@ -125,4 +131,6 @@ export interface SimulatorOptions {
   openaiChat?: GeminiTextSimOptions;
   /** The simulated `anthropic` upstream: the Gemini text model's options and prompt markers. */
   anthropic?: GeminiTextSimOptions;
+  /** The result files of the music upstreams (`/media/...`). */
+  media?: MediaSimOptions;
 }

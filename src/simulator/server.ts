@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { anthropicSimulator } from "./anthropic.js";
 import { geminiSimulator } from "./gemini.js";
 import { generateRecordSimulator } from "./generate-record.js";
+import { MediaLog, mediaFilesSimulator } from "./media-files.js";
 import { openAiChatSimulator } from "./openai-chat.js";
 import { openAiImagesSimulator } from "./openai-images.js";
 import type { SimulatorOptions } from "./options.js";
@@ -19,6 +20,8 @@ export interface Simulator {
   state: SimulatorState;
   received: ReceivedRequest[];
   usage: UsageLog;
+  /** The result files downloaded so far. */
+  media: MediaLog;
   close(): Promise<void>;
 }
 
@@ -59,6 +62,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   await app.register(usageLogRoute, { log: usage });
   await app.register(openAiChatSimulator, { state });
   await app.register(anthropicSimulator, { state });
+  const media = new MediaLog();
+  await app.register(mediaFilesSimulator, { state, log: media });
   const address = await app.listen({ host: options.host ?? "127.0.0.1", port: options.port ?? 0 });
   url = address;
   return {
@@ -67,6 +72,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     state,
     received,
     usage,
+    media,
     close: () => app.close(),
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { simMediaUrl } from "./media-files.js";
 import type { SimulatorState } from "./state.js";
 
 /** A task as a simulated upstream keeps it: its whole future is decided at submit. */
@@ -53,15 +54,15 @@ export function simDelay(ms: number | undefined): Promise<void> {
   return ms && ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
 
-function relayClip(task: SimTask, clipId: string, phase: string) {
+function relayClip(state: SimulatorState, task: SimTask, clipId: string, phase: string) {
   return {
     id: clipId,
     title: task.title,
     status: phase === "done" ? (task.fails ? "error" : "complete") : phase === "queued" ? "queued" : "streaming",
-    audio_url: `https://cdn.example/${clipId}.mp3`,
+    audio_url: simMediaUrl(state, clipId, "mp3"),
     video_url: "",
-    image_url: `https://cdn.example/${clipId}.jpeg`,
-    image_large_url: `https://cdn.example/${clipId}-l.jpeg`,
+    image_url: simMediaUrl(state, clipId, "png"),
+    image_large_url: simMediaUrl(state, `${clipId}-l`, "png"),
     major_model_version: "v3",
     model_name: task.model,
     metadata: {
@@ -175,7 +176,7 @@ export async function taskRelaySimulator(app: FastifyInstance, opts: { state: Si
           phase === "queued" ? 0 : Math.floor((task.createdAt + task.completeAfterMs * queuedFraction) / 1000),
         finish_time: done ? Math.floor((task.createdAt + task.completeAfterMs) / 1000) : 0,
         progress: `${percent}%`,
-        data: phase === "queued" ? [] : task.clipIds.map((clipId) => relayClip(task, clipId, phase)),
+        data: phase === "queued" ? [] : task.clipIds.map((clipId) => relayClip(state, task, clipId, phase)),
       });
     }
     return { code: "success", message: "", data };

@@ -1,7 +1,10 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { BackgroundService } from "../background-service.js";
+import type { BlobStore } from "../blobs/blob-store.js";
+import { ResultCopier } from "../blobs/result-copier.js";
 import type { Config } from "../config.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
+import { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { ChannelSlots } from "../routing/channel-slots.js";
 import type { Channels } from "../store/channels.js";
 import { Charges } from "../store/charges.js";
@@ -24,6 +27,10 @@ export interface TaskWorkerParts {
   logger: FastifyBaseLogger;
   /** Lease owner name of this instance. */
   instanceId: string;
+  /** Where copies of task results are stored. */
+  taskFiles: BlobStore;
+  /** Absolute base URL for links the gateway hands out (the stored results' URLs). */
+  publicBaseUrl(): string;
   addService(service: BackgroundService): void;
 }
 
@@ -33,12 +40,26 @@ export interface TaskWorkerParts {
  */
 export function registerTaskServices(parts: TaskWorkerParts, tasks: TaskStore): ChargeReaper {
   const { config, metrics, logger } = parts;
+  const trusted = new GuardedFetcher({ allowPrivate: true });
+  const guarded = new GuardedFetcher({ allowPrivate: false });
+  const results = new ResultCopier({
+    blobs: parts.taskFiles,
+    trusted,
+    guarded,
+    publicBaseUrl: () => parts.publicBaseUrl(),
+    maxBytes: config.tasks.resultMaxBytes,
+    timeoutMs: config.tasks.resultCopyTimeoutMs,
+  });
   parts.addService(
     new TaskPoller({
       store: tasks,
       channels: parts.channels,
       upstreams: taskUpstreamOf,
       slots: parts.slots,
+      results,
+      closeResults: async () => {
+        await Promise.all([trusted.close(), guarded.close()]);
+      },
       settings: config.tasks,
       instanceId: parts.instanceId,
       log: logger,

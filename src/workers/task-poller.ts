@@ -1,7 +1,7 @@
 import type { BackgroundService } from "../background-service.js";
 import type { Channel } from "../core/channel.js";
 import { findKind, type TaskKind } from "../core/tasks/kinds.js";
-import { type PollReport, pollOutcome } from "../core/tasks/poll-outcome.js";
+import { type PollClock, type PollReport, pollOutcome, type Transition } from "../core/tasks/poll-outcome.js";
 import type {
   ChannelSlotsPort,
   StoredTask,
@@ -11,6 +11,7 @@ import type {
   TaskUpstreams,
 } from "../core/tasks/ports.js";
 import type { TaskBody } from "../core/tasks/request-bodies.js";
+import { afterFailedCopy, type ResultCopierPort, storeResultFiles } from "../core/tasks/result-files.js";
 
 /** What the poller uses, built where the workers are registered. */
 export interface TaskPollerDeps {
@@ -19,6 +20,10 @@ export interface TaskPollerDeps {
   upstreams: TaskUpstreams;
   /** The per-channel slots every upstream call of this instance shares (submits and content too). */
   slots: ChannelSlotsPort;
+  /** Copies the result files of a task the upstream finished into the gateway's storage. */
+  results: ResultCopierPort;
+  /** Closes what the result copies hold open (connections), once the last round is over. */
+  closeResults?(): Promise<void>;
   settings: {
     leaseMs: number;
     workerTickMs: number;
@@ -52,7 +57,8 @@ function parseBody(text: string): TaskBody {
  * Polls the upstream of running tasks. Due tasks are claimed with a lease (so any number of
  * instances share the work), grouped by channel and kind, fetched in batches as large as the
  * channel's adapter allows, each call in one of the channel's slots, and moved as `pollOutcome`
- * decides, by compare-and-set.
+ * decides, by compare-and-set. A task the upstream finished has its result files copied into the
+ * gateway's storage before its SUCCESS is committed (`storeResultFiles`).
  */
 export class TaskPoller implements BackgroundService {
   readonly name = "task-poller";
@@ -88,6 +94,7 @@ export class TaskPoller implements BackgroundService {
     }
     await this.loop;
     await Promise.allSettled([...this.inFlight]);
+    await this.deps.closeResults?.();
   }
 
   private sleep(ms: number): Promise<void> {
@@ -184,14 +191,18 @@ export class TaskPoller implements BackgroundService {
       return;
     }
     const released = new Map<number, number[]>();
+    const finishing: Promise<void>[] = [];
     const now = Date.now();
     for (const t of chunk) {
       const state = states.get(t.upstream_id ?? "");
       const report: PollReport = state
         ? { kind: "state", state }
         : { kind: "error", reason: "the upstream does not know the task" };
-      await this.settle(t, report, minIntervalMs, now, released);
+      // Finished tasks copy their files: those of one chunk are copied side by side.
+      if (state?.status === "SUCCESS") finishing.push(this.settle(t, report, minIntervalMs, now, released, channel));
+      else await this.settle(t, report, minIntervalMs, now, released, channel);
     }
+    await Promise.all(finishing);
     // Tasks whose poll changed nothing are released together, one statement per poll time.
     for (const [at, ids] of released) await this.deps.store.releaseUnchanged(ids, this.deps.instanceId, at);
   }
@@ -203,17 +214,40 @@ export class TaskPoller implements BackgroundService {
     minIntervalMs: number,
     nowMs: number,
     released?: Map<number, number[]>,
+    channel?: Channel,
   ) {
-    const { settings, store, log, instanceId } = this.deps;
-    const decision = pollOutcome(t, report, {
+    const { settings } = this.deps;
+    const clock: PollClock = {
       nowMs,
       timeoutSeconds: settings.timeoutSeconds,
       timing: { pollIntervalMs: settings.pollIntervalMs, maxPollIntervalMs: settings.maxPollIntervalMs, minIntervalMs },
-    });
+    };
+    await this.apply(t, pollOutcome(t, report, clock), clock, released, channel);
+  }
+
+  /** Makes one move of a task by compare-and-set (a success only once its files are stored). */
+  private async apply(
+    t: StoredTask,
+    decision: Transition,
+    clock: PollClock,
+    released?: Map<number, number[]>,
+    channel?: Channel,
+  ): Promise<void> {
+    const { store, log, instanceId } = this.deps;
     switch (decision.kind) {
-      case "succeed":
-        await store.succeed(t, t.status, decision.clips, decision.upstreamStatus, decision.model);
+      case "succeed": {
+        const stored = channel
+          ? await storeResultFiles(decision.clips, t.platform, channel, this.deps.results)
+          : { kind: "failed" as const, lasting: false, reason: "the task's channel is unknown" };
+        if (stored.kind === "stored") {
+          await store.succeed(t, t.status, stored.clips, decision.upstreamStatus, decision.model);
+          return;
+        }
+        log.warn({ taskId: t.task_id, lasting: stored.lasting, reason: stored.reason }, "storing task results failed");
+        const next = afterFailedCopy(t, stored, { ...clock, nowMs: Date.now() });
+        await this.apply(t, next.kind === "fail" ? { ...next, upstreamStatus: decision.upstreamStatus } : next, clock);
         return;
+      }
       case "fail": {
         const failed = await store.fail(t.id, t.status, decision.reason, decision.upstreamStatus);
         if (failed && decision.timedOut) log.info({ taskId: t.task_id }, "task timed out; refunded");

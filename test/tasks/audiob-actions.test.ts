@@ -201,7 +201,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     });
 
     it("UPLOAD completes in the gateway; its upload_id feeds COVER, ADD_VOCALS and EXTEND", async () => {
-      const fileUrl = `${env.sim.url}/generate-record/files/melody.mp3`;
+      const fileUrl = `${env.sim.url}/media/melody.mp3`;
       const up = await run("UPLOAD", { url: fileUrl }, null);
       // The provider has no upload route: no call reached it.
       expect(up.calls.filter((r) => r.path.startsWith("/api/v1/"))).toEqual([]);

@@ -126,8 +126,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         expect(clip.title).toBe("Electric Dance Party");
         expect(clip.sound).toBe("club banger high-energy edm");
         expect(clip.lyrics).toBe("[Verse]\nneon lights");
-        expect(clip.image_url).toMatch(/^https:\/\//);
-        expect(clip.audio_url).toMatch(/^https:\/\//);
+        // Results are the gateway's stored copies, served under the family.
+        expect(clip.image_url).toMatch(new RegExp(`^${gw.url}/audioa/files/[A-Za-z0-9]{40}\\.png$`));
+        expect(clip.audio_url).toMatch(new RegExp(`^${gw.url}/audioa/files/[A-Za-z0-9]{40}\\.mp3$`));
         expect(clip.video_url).toBeNull();
         expect(clip.created_at).toMatch(ISO_FRACTIONAL);
         expect(clip.mv).toBe("chirp-v3-5");
@@ -204,8 +205,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         expect(clip.title).toBe("Night Drive");
         expect(clip.tags).toBe("synthwave, dreamy");
         expect(clip.lyrics).toBe("[Verse] night drive");
-        expect(clip.audio_url).toMatch(/^https:\/\//);
-        expect(clip.image_url).toMatch(/^https:\/\//);
+        expect(clip.audio_url).toMatch(new RegExp(`^${gw.url}/audiob/files/[A-Za-z0-9]{40}\\.mp3$`));
+        expect(clip.image_url).toMatch(new RegExp(`^${gw.url}/audiob/files/[A-Za-z0-9]{40}\\.png$`));
         expect(clip.video_url).toBeNull();
         expect(clip.created_at).toMatch(ISO_FRACTIONAL);
         expect(typeof clip.duration).toBe("number");

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
+import type { BlobStore } from "../../blobs/blob-store.js";
 import { GatewayError } from "../../core/errors.js";
 import { FAMILY_SPECS, TASK_FAMILIES, type TaskFamily } from "../../core/tasks/families.js";
 import { isKindOpen, kindsOf, type TaskKind } from "../../core/tasks/kinds.js";
@@ -13,6 +14,7 @@ import { principalOf } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
 import { type BodyBounds, installInputBounds } from "../input-bounds.js";
 import { installSurface } from "../surfaces.js";
+import { taskFileRoutes } from "./result-files.js";
 import {
   batchFetchSchema,
   CallbackAnswer,
@@ -36,6 +38,8 @@ export interface TaskSurfaceDeps {
   bodies: BodyBounds;
   enabledActions: readonly string[];
   maxBatchFetchIds: number;
+  /** The stored task result files, served without credentials. */
+  files: BlobStore;
   log: { warn(obj: object, msg: string): void };
 }
 
@@ -173,6 +177,7 @@ export async function taskRoutes(app: FastifyInstance, opts: { deps: TaskSurface
         installSurface(scope, "envelope");
         installInputBounds(scope, deps.bodies);
         await familyRoutes(scope, deps, family);
+        await scope.register(taskFileRoutes, { files: deps.files });
       },
       { prefix: `/${family}` },
     );

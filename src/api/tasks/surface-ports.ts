@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { BlobStore } from "../../blobs/blob-store.js";
 import type { Config } from "../../config.js";
 import { newTaskId, randomBase62, taskIdOfRun } from "../../core/ids.js";
 import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
@@ -25,6 +26,8 @@ export interface TaskSubmitParts {
   metrics: GatewayMetrics;
   logger: FastifyBaseLogger;
   idempotency: IdempotencyKeys;
+  /** Stored copies of task results. */
+  taskFiles: BlobStore;
   /** Absolute base URL for links the gateway hands out (the upstream's callback address). */
   publicBaseUrl(): string;
 }
@@ -80,6 +83,7 @@ export function taskSurfacePorts(
     bodies: parts.config.bodies.tasks,
     enabledActions: parts.config.tasks.enabledActions,
     maxBatchFetchIds: parts.config.tasks.maxBatchFetchIds,
+    files: parts.taskFiles,
     log: parts.logger,
   };
 }

@@ -5,8 +5,8 @@ import type { FileIntakePort } from "../../core/tasks/ports.js";
 import { uploadIntake } from "../../net/fetch-upload.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 
-/** Where the gateway serves stored task files (uploads and copied results). */
-export const TASK_FILES_PATH = "/files";
+/** Where each family serves its stored task files (uploads and copied results): `/{family}/files/<key>`. */
+const TASK_FILES_PATH = "files";
 
 /**
  * UPLOAD's intake over the gateway's parts: the guarded fetcher with the upload settings, the
@@ -21,6 +21,7 @@ export function uploadIntakePort(
     fetcher: new GuardedFetcher({ allowPrivate: config.uploads.allowPrivateUrls }),
     maxBytes: config.uploads.maxBytes,
     timeoutMs: config.uploads.fetchTimeoutMs,
-    store: async (bytes, contentType) => `${publicBaseUrl()}${TASK_FILES_PATH}/${await blobs.put(bytes, contentType)}`,
+    store: async (bytes, contentType, family) =>
+      `${publicBaseUrl()}/${family}/${TASK_FILES_PATH}/${await blobs.put(bytes, contentType)}`,
   });
 }

@@ -152,7 +152,8 @@ export interface BroughtInFile {
  * in the blob store. A refused file is a 400 naming `field`.
  */
 export interface FileIntakePort {
-  bringIn(url: string, field: string): Promise<BroughtInFile>;
+  /** `family` names where the stored copy is served (each family serves its own task files). */
+  bringIn(url: string, field: string, family: string): Promise<BroughtInFile>;
 }
 
 /** Everything the submit use case uses, wired where the routes are registered. */

@@ -60,7 +60,7 @@ function propertiesJson(input: string, origin: string, upstream: string): string
 async function bodyToSend(deps: TaskSubmitDeps, kind: TaskKind, body: TaskBody): Promise<TaskBody> {
   const field = kind.intakeField;
   if (!field) return body;
-  const stored = await deps.intake.bringIn(String((body as Record<string, unknown>)[field]), field);
+  const stored = await deps.intake.bringIn(String((body as Record<string, unknown>)[field]), field, kind.family);
   return { ...body, [field]: stored.url } as TaskBody;
 }
 
