@@ -204,6 +204,8 @@ export class GuardedFetcher {
       }
       const declared = Number(res.headers["content-length"]);
       if (Number.isFinite(declared) && declared > req.maxBytes) {
+        // Destroying an unread body emits an abort error: heard here, or it would be uncaught.
+        res.body.on("error", () => {});
         res.body.destroy();
         throw new GuardedFetchError("too_large", `answer is ${declared} bytes; the limit is ${req.maxBytes} bytes`);
       }

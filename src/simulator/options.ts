@@ -14,6 +14,8 @@ export interface TaskRelaySimOptions {
   latencyMs?: number;
   /** Share of tasks (0..1) that end in FAILURE. A prompt holding `[fail]` always does. */
   failureRate?: number;
+  /** Actions whose tasks always end in FAILURE (e.g. `["WAV", "STEMS"]`), for bodies that carry no prompt. */
+  failActions?: string[];
   /** Share of submits (0..1) refused. A prompt holding `[refuse]` always is. */
   refuseRate?: number;
   /** Most ids one fetch accepts. Default 100. */

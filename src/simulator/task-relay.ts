@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { simMediaUrl } from "./media-files.js";
+import { type RelayOutput, relayClip, relayOutputs } from "./relay-actions.js";
 import type { SimulatorState } from "./state.js";
 
 /** A task as a simulated upstream keeps it: its whole future is decided at submit. */
@@ -54,30 +54,6 @@ export function simDelay(ms: number | undefined): Promise<void> {
   return ms && ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
 
-function relayClip(state: SimulatorState, task: SimTask, clipId: string, phase: string) {
-  return {
-    id: clipId,
-    title: task.title,
-    status: phase === "done" ? (task.fails ? "error" : "complete") : phase === "queued" ? "queued" : "streaming",
-    audio_url: simMediaUrl(state, clipId, "mp3"),
-    video_url: "",
-    image_url: simMediaUrl(state, clipId, "png"),
-    image_large_url: simMediaUrl(state, `${clipId}-l`, "png"),
-    major_model_version: "v3",
-    model_name: task.model,
-    metadata: {
-      tags: task.tags,
-      prompt: task.prompt,
-      gpt_description_prompt: null,
-      duration: null,
-      error_type: task.fails && phase === "done" ? "simulated" : null,
-      error_message: task.fails && phase === "done" ? "simulated failure" : null,
-      type: "gen",
-    },
-    created_at: new Date(task.createdAt).toISOString(),
-  };
-}
-
 /**
  * The `task-relay` protocol: `POST /{prefix}/submit/{ACTION}` and `POST /{prefix}/fetch`, any
  * prefix. A task's state is computed from the time since its submit, so thousands of tasks in
@@ -86,6 +62,8 @@ function relayClip(state: SimulatorState, task: SimTask, clipId: string, phase: 
 export async function taskRelaySimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
   const { state } = opts;
   const tasks = new Map<string, SimTask>();
+  // What each task yields, by action (songs, stems, a WAV, a video, lyric sheets).
+  const outputs = new Map<string, RelayOutput[]>();
   const o = () => state.options.taskRelay ?? {};
 
   const refuse = (reply: FastifyReply, status: number, message: string) =>
@@ -106,21 +84,26 @@ export async function taskRelaySimulator(app: FastifyInstance, opts: { state: Si
     if (hasMarker(body, "[refuse]") || state.random() < (o().refuseRate ?? 0)) {
       return refuse(reply, 400, "the prompt was refused by the simulated upstream");
     }
-    const clips = Math.max(1, o().clipsPerTask ?? 2);
+    const id = simUuid(state.random);
+    const made = relayOutputs(action, body, o().clipsPerTask ?? 2, () => simUuid(state.random));
     const task: SimTask = {
-      id: simUuid(state.random),
+      id,
       action,
       createdAt: Date.now(),
       completeAfterMs: o().completeAfterMs ?? 3000,
-      fails: hasMarker(body, "[fail]") || state.random() < (o().failureRate ?? 0),
+      fails:
+        hasMarker(body, "[fail]") ||
+        (o().failActions ?? []).includes(action) ||
+        state.random() < (o().failureRate ?? 0),
       oddStatus: hasMarker(body, "[odd-status]"),
-      clipIds: Array.from({ length: clips }, () => simUuid(state.random)),
+      clipIds: made.map((m) => m.id),
       title: typeof body.title === "string" ? body.title : "Untitled",
       tags: typeof body.tags === "string" ? body.tags : typeof body.sound_prompt === "string" ? body.sound_prompt : "",
       prompt: typeof body.prompt === "string" ? body.prompt : "[Verse]\nsimulated lyrics",
       model: typeof body.mv === "string" ? body.mv : "chirp-v3-5",
     };
     tasks.set(task.id, task);
+    outputs.set(task.id, made);
     state.usage.open({
       protocol: "task-relay",
       model: task.model,
@@ -176,7 +159,7 @@ export async function taskRelaySimulator(app: FastifyInstance, opts: { state: Si
           phase === "queued" ? 0 : Math.floor((task.createdAt + task.completeAfterMs * queuedFraction) / 1000),
         finish_time: done ? Math.floor((task.createdAt + task.completeAfterMs) / 1000) : 0,
         progress: `${percent}%`,
-        data: phase === "queued" ? [] : task.clipIds.map((clipId) => relayClip(state, task, clipId, phase)),
+        data: phase === "queued" ? [] : (outputs.get(task.id) ?? []).map((out) => relayClip(state, task, out, phase)),
       });
     }
     return { code: "success", message: "", data };

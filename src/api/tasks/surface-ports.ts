@@ -18,7 +18,7 @@ import { uploadIntakePort } from "./upload-ports.js";
 
 /** The parts of the gateway a task submit uses. */
 export interface TaskSubmitParts {
-  config: Pick<Config, "quotaPerUnit" | "tasks" | "limits" | "webhooks" | "bodies" | "uploads" | "dataDir">;
+  config: Pick<Config, "quotaPerUnit" | "tasks" | "limits" | "webhooks" | "bodies" | "uploads">;
   channels: Channels;
   prices: PriceBook;
   health: ChannelHealth;
@@ -50,7 +50,7 @@ export function taskSubmitPorts(parts: TaskSubmitParts, store: TaskStore): TaskS
       taskPrice: (family, action) => parts.prices.taskPrice(family, action),
       groupRatio: (group) => parts.prices.groupRatio(group),
     },
-    intake: uploadIntakePort(config, () => parts.publicBaseUrl()),
+    intake: uploadIntakePort(config, parts.taskFiles, () => parts.publicBaseUrl()),
     checkCallbackUrl: (url, field) =>
       assertWebhookTarget(url, { allowPrivate: config.webhooks.allowPrivateUrls }, field),
     upstreamCallbackUrl: (family, secret) => `${parts.publicBaseUrl()}/${family}/callback/${secret}`,

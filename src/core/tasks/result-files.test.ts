@@ -72,12 +72,13 @@ describe("storing result files", () => {
       "https://cdn.example/b.mp3",
     ]);
     expect(out.copied).toBe(4);
-    for (const stored of out.clips) {
+    const clips = out.clips as AudioaClip[];
+    for (const stored of clips) {
       expect(stored.audio_url).toMatch(/^https:\/\/gw\.example\/audioa\/files\//);
       expect(stored.image_url).toMatch(/^https:\/\/gw\.example\/audioa\/files\//);
     }
-    expect(out.clips[0]?.image_url).toBe(out.clips[1]?.image_url);
-    expect(out.clips[1]?.video_url).toBeNull();
+    expect(clips[0]?.image_url).toBe(clips[1]?.image_url);
+    expect(clips[1]?.video_url).toBeNull();
   });
 
   it("leaves empty fields and URLs that already are the gateway's as they are", async () => {
