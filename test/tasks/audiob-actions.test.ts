@@ -16,6 +16,24 @@ const QUOTA: Record<string, number> = {
   UPLOAD: 5_000,
 };
 
+/** The fields of an audiob clip (section 2.4 of the interface), in order. */
+const AUDIOB_CLIP_FIELDS = [
+  "clip_id",
+  "state",
+  "title",
+  "tags",
+  "lyrics",
+  "image_url",
+  "audio_url",
+  "video_url",
+  "created_at",
+  "duration",
+  "negative_tags",
+  "style_weight",
+  "weirdness_constraint",
+  "audio_weight",
+];
+
 async function bytesOf(url: string): Promise<Buffer> {
   const res = await fetch(url);
   expect(res.status).toBe(200);
@@ -154,7 +172,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(vocals.sent).toMatchObject({ taskId: song.upstreamId, audioId: song.clipId, type: "separate_vocal" });
       expect(vocals.calls.some((r) => r.path.startsWith("/api/v1/vocal-removal/record-info?taskId="))).toBe(true);
       expect(vocals.record.data.clips.map((c: any) => c.title)).toEqual(["vocals", "instrumental"]);
-      for (const clip of vocals.record.data.clips) expect(clip.audio_url).not.toBe("");
+      for (const clip of vocals.record.data.clips) {
+        expect(Object.keys(clip)).toEqual(AUDIOB_CLIP_FIELDS);
+        expect((await bytesOf(clip.audio_url)).subarray(0, 3).toString("latin1")).toBe("ID3");
+      }
 
       const all = await run("STEMS", { clip_id: song.clipId, kind: "all" }, "/api/v1/vocal-removal/generate");
       expect(all.sent).toMatchObject({ type: "split_stem" });
@@ -187,6 +208,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     it("WAV: wav/generate, and the clip's audio_url is a RIFF/WAVE file", async () => {
       const { record, sent } = await run("WAV", { clip_id: song.clipId }, "/api/v1/wav/generate");
       expect(sent).toMatchObject({ taskId: song.upstreamId, audioId: song.clipId });
+      expect(record.data.clips).toHaveLength(1);
+      expect(Object.keys(record.data.clips[0])).toEqual(AUDIOB_CLIP_FIELDS);
+      expect(record.data.clips[0]).toMatchObject({ state: "completed", title: "wav", video_url: null });
       const wav = await bytesOf(record.data.clips[0].audio_url);
       expect(wav.subarray(0, 4).toString("latin1")).toBe("RIFF");
       expect(wav.subarray(8, 12).toString("latin1")).toBe("WAVE");
@@ -196,6 +220,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     it("MUSIC_VIDEO: mp4/generate, and the clip's video_url is an MP4 with an ftyp box", async () => {
       const { record, sent } = await run("MUSIC_VIDEO", { clip_id: song.clipId }, "/api/v1/mp4/generate");
       expect(sent).toMatchObject({ taskId: song.upstreamId, audioId: song.clipId });
+      expect(Object.keys(record.data.clips[0])).toEqual(AUDIOB_CLIP_FIELDS);
+      expect(record.data.clips[0]).toMatchObject({ audio_url: "", title: "video" });
       const mp4 = await bytesOf(record.data.clips[0].video_url);
       expect(mp4.subarray(4, 8).toString("latin1")).toBe("ftyp");
     });
