@@ -32,6 +32,8 @@ export interface GenerateRecordSimOptions {
   latencyMs?: number;
   /** Share of tasks (0..1) that end in GENERATE_AUDIO_FAILED. A prompt holding `[fail]` always does. */
   failureRate?: number;
+  /** Actions whose tasks always fail (e.g. `["WAV", "STEMS"]`), for actions whose bodies carry no prompt. */
+  failActions?: string[];
   /** Share of submits (0..1) refused. A prompt holding `[refuse]` always is. */
   refuseRate?: number;
   /** POST the protocol's callbacks to `callBackUrl` when a task reaches a stage. Default true. */

@@ -1,114 +1,51 @@
 import type { Channel } from "../../core/channel.js";
-import type { AudiobTuning } from "../../core/tasks/clips.js";
-import type { TaskUpstream } from "../../core/tasks/ports.js";
-import { type AudiobMusicBody, audiobTuning } from "../../core/tasks/request-bodies.js";
-import { normalizeRecordInfo, type UpstreamTaskState } from "../../core/tasks/upstream-state.js";
-import { classifyStatus, UpstreamError, type UpstreamErrorClass } from "../../core/upstream-error.js";
-import { callUpstream, readJson, safeUrl, upstreamMessage } from "../http.js";
-import { recordRequestBody } from "./request.js";
+import type { OutgoingTask, PolledTask, TaskUpstream } from "../../core/tasks/ports.js";
+import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
+import { UpstreamError } from "../../core/upstream-error.js";
+import { fetchRecordData, submitRecordTask } from "./api.js";
+import { RECORD_ROUTES, type RecordRoute } from "./routes.js";
+import { sendUpload, uploadState } from "./upload.js";
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+export { classifyRecordCode, fetchRecordData, submitRecordTask } from "./api.js";
+
 /** The protocol allows at most 3 polls a second per task. */
 export const RECORD_MIN_POLL_INTERVAL_MS = 350;
 
-function authHeaders(channel: Channel): Record<string, string> {
-  return { authorization: `Bearer ${channel.key}`, accept: "application/json" };
+function routeOf(action: string): RecordRoute {
+  const route = RECORD_ROUTES[action];
+  if (!route) throw new UpstreamError("refused", `generate-record has no route for ${action}`);
+  return route;
 }
 
-/** The class of a `code` in a generate-record body (it mirrors HTTP statuses). */
-export function classifyRecordCode(code: number): UpstreamErrorClass {
-  // 402: the upstream account has no credits left; the channel is unusable, not the request.
-  if (code === 402) return "auth";
-  return classifyStatus(code);
-}
-
-/** `POST {base}/api/v1/generate` with the camelCase body. Returns the upstream task id. */
-export async function submitRecordTask(
-  channel: Channel,
-  body: Record<string, unknown>,
-  signal?: AbortSignal,
-): Promise<string> {
-  const url = `${channel.baseUrl}/api/v1/generate`;
-  const res = await callUpstream({
-    method: "POST",
-    url,
-    headers: authHeaders(channel),
-    json: body,
-    signal,
-    connectTimeoutMs: channel.settings.connectTimeoutMs,
-    firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
-    timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-  });
-  const answer = (await readJson(res, url, { secret: channel.key })) as Record<string, any> | null;
-  if (!answer || typeof answer !== "object") {
-    throw new UpstreamError("retryable", `upstream answered an empty submit (${safeUrl(url)})`, { status: 200 });
-  }
-  const taskId = answer.data?.taskId;
-  if (Number(answer.code) === 200 && typeof taskId === "string" && taskId !== "") return taskId;
-  const code = Number(answer.code);
-  const kind = Number.isInteger(code) && code !== 200 ? classifyRecordCode(code) : "retryable";
-  const message = upstreamMessage(answer, channel.key) || `code ${String(answer.code)}`;
-  throw new UpstreamError(kind, `upstream refused the task (code ${String(answer.code)}): ${message}`, {
-    status: Number.isInteger(code) ? code : res.statusCode,
-  });
+/** Polls one task at its route's record-info; null when the upstream does not know it. */
+async function pollOne(channel: Channel, task: PolledTask, signal?: AbortSignal): Promise<UpstreamTaskState | null> {
+  const now = Date.now();
+  if (task.kind.action === "UPLOAD") return uploadState(task, now);
+  const route = routeOf(task.kind.action);
+  const data = await fetchRecordData(channel, route.pollPath, task.upstreamId, signal);
+  if (!data) return null;
+  return route.read(data, { upstreamId: task.upstreamId, tuning: route.tuning(task.body), nowMs: now });
 }
 
 /**
- * `GET {base}/api/v1/generate/record-info?taskId=...`. Null when the upstream does not know the
- * task (yet).
+ * The generate-record protocol as a task adapter: each action at its provider route, each
+ * polled at its own record-info, one task per poll call. UPLOAD completes in the gateway
+ * (upload.ts).
  */
-export async function fetchRecordInfo(
-  channel: Channel,
-  upstreamId: string,
-  tuning: AudiobTuning,
-  signal?: AbortSignal,
-): Promise<UpstreamTaskState | null> {
-  const url = `${channel.baseUrl}/api/v1/generate/record-info?taskId=${encodeURIComponent(upstreamId)}`;
-  const res = await callUpstream({
-    method: "GET",
-    url,
-    headers: authHeaders(channel),
-    signal,
-    connectTimeoutMs: channel.settings.connectTimeoutMs,
-    firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
-    timeoutMs: channel.settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-  });
-  const answer = (await readJson(res, url, { secret: channel.key })) as Record<string, any> | null;
-  if (!answer || typeof answer !== "object") {
-    throw new UpstreamError("retryable", `upstream answered an empty record (${safeUrl(url)})`, { status: 200 });
-  }
-  const code = Number(answer.code);
-  if (code !== 200) {
-    if (code === 404) return null;
-    const message = upstreamMessage(answer, channel.key) || `code ${String(answer.code)}`;
-    throw new UpstreamError(
-      Number.isInteger(code) ? classifyRecordCode(code) : "retryable",
-      `upstream record-info failed: ${message}`,
-      {
-        status: Number.isInteger(code) ? code : res.statusCode,
-      },
-    );
-  }
-  if (!answer.data || typeof answer.data !== "object") return null;
-  return normalizeRecordInfo(answer.data, tuning, Date.now());
-}
-
-/** The generate-record protocol as a task adapter: one task per poll call. */
 export const generateRecordTasks: TaskUpstream = {
-  kinds: ["audiob:MUSIC"],
+  kinds: [...Object.keys(RECORD_ROUTES), "UPLOAD"].map((action) => `audiob:${action}`),
   minPollIntervalMs: RECORD_MIN_POLL_INTERVAL_MS,
   defaultConcurrency: 16,
   batchSize: () => 1,
-  submit: (channel, task, signal) =>
-    submitRecordTask(
-      channel,
-      recordRequestBody(task.body as AudiobMusicBody, task.upstreamModel, task.callbackUrl),
-      signal,
-    ),
+  async submit(channel, task: OutgoingTask, signal) {
+    if (task.kind.action === "UPLOAD") return sendUpload();
+    const route = routeOf(task.kind.action);
+    return submitRecordTask(channel, route.submitPath(task), route.body(task), signal);
+  },
   async poll(channel, tasks, signal) {
     const out = new Map<string, UpstreamTaskState>();
     for (const task of tasks) {
-      const state = await fetchRecordInfo(channel, task.upstreamId, audiobTuning(task.body as AudiobMusicBody), signal);
+      const state = await pollOne(channel, task, signal);
       if (state) out.set(task.upstreamId, state);
     }
     return out;
