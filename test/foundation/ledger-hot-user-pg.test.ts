@@ -2,7 +2,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayError } from "../../src/core/errors.js";
-import type { Store } from "../../src/store/database.js";
+import { openStore, type Store } from "../../src/store/database.js";
 import { Ledger } from "../../src/store/ledger.js";
 import { migrateToLatest } from "../../src/store/migrate.js";
 import type { Database } from "../../src/store/schema.js";
@@ -16,12 +16,14 @@ import { createTestDatabase, HAS_PG } from "../support/postgres.js";
 describe.skipIf(!HAS_PG)("one hot user on PostgreSQL", () => {
   let store: Store;
   let drop: () => Promise<void>;
+  let url: string;
   /** Every statement the store ran, in order. */
   const statements: string[] = [];
 
   beforeAll(async () => {
     const database = await createTestDatabase();
     drop = database.drop;
+    url = database.url;
     // As the gateway's store: 64-bit integers come back as numbers.
     const types = {
       getTypeParser: (oid: number, format?: "text" | "binary") =>
@@ -158,5 +160,34 @@ describe.skipIf(!HAS_PG)("one hot user on PostgreSQL", () => {
     const rejected = value.filter((r) => r.status === "rejected");
     expect(rejected.every((r) => (r.reason as GatewayError).errorName === "GW_ERR_TOKEN_QUOTA_EXCEEDED")).toBe(true);
     expect(await books(ledger, userId, tokenId)).toMatchObject({ tokenUsed: 980, ledgerSum: 100_000 - 980, open: 14 });
+  });
+  it("stays exact with two instances batching the same users at once", async () => {
+    const second = openStore(url, { poolSize: 4 });
+    try {
+      const accounts = [await hotUser(50_000), await hotUser(50_000), await hotUser(50_000)];
+      const other = Ledger.forStore(second);
+      const work = (ledger: Ledger, tag: string) =>
+        Promise.all(
+          Array.from({ length: 120 }, async (_, i) => {
+            const { userId, tokenId } = accounts[i % 3] as (typeof accounts)[number];
+            const reference = `content:${tag}-${i}`;
+            await ledger.charge({ userId, tokenId, amount: 50, reference });
+            await ledger.settle(reference, i % 2 === 0 ? 20 : 70);
+          }),
+        );
+      await Promise.all([work(accounts[0]?.ledger as Ledger, "e1"), work(other, "e2")]);
+      for (const { ledger, userId, tokenId } of accounts) {
+        // Per user: 80 calls, half settled to 20 and half to 70.
+        expect(await books(ledger, userId, tokenId)).toEqual({
+          balance: 50_000 - 40 * 20 - 40 * 70,
+          usedQuota: 40 * 20 + 40 * 70,
+          tokenUsed: 40 * 20 + 40 * 70,
+          ledgerSum: 50_000 - 40 * 20 - 40 * 70,
+          open: 0,
+        });
+      }
+    } finally {
+      await second.close();
+    }
   });
 });
