@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../schema.js";
-import { type LedgerOp, type OpOutcome, type OpResult, runAlone, runBatch } from "./ledger-batch.js";
+import { runBatch } from "./ledger-batch.js";
+import { type LedgerOp, type OpOutcome, type OpResult, runAlone } from "./ledger-op.js";
 
 interface Pending {
   op: LedgerOp;
