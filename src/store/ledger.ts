@@ -76,7 +76,7 @@ export class Ledger {
     private readonly pgCommits?: PgLedgerCommits,
   ) {}
 
-  /** The ledger of a store: on SQLite with its synchronous fast path. */
+  /** The ledger of a store: on SQLite with its synchronous fast path, on PostgreSQL with its group commit. */
   static forStore(store: Store, observer?: LedgerObserver, origin?: ChargeOrigin): Ledger {
     const fastPath =
       store.sqlite && store.commits ? { ledger: new SqliteLedger(store.sqlite), commits: store.commits } : undefined;
@@ -84,7 +84,7 @@ export class Ledger {
     return new Ledger(store.db, store.dialect === "postgres", observer, fastPath, origin, pgCommits);
   }
 
-  /** The SQLite operations, or null where the query builder does the work (PostgreSQL). */
+  /** The SQLite operations, or null where they are not (PostgreSQL). */
   private get sqlite(): SqliteLedger | null {
     return this.fastPath?.ledger ?? null;
   }
