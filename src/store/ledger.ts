@@ -59,7 +59,8 @@ export type LedgerObserver = (movement: LedgerMovement) => void;
  * The money ledger. Every balance change is one append-only row written in the same transaction
  * as the balance update. Every charge also opens a row of `charges`, closed once (settled or
  * refunded) by a compare-and-set on its state; the rules of each step are those of
- * `core/ledger/charge-rules.ts`, on both store paths.
+ * `core/ledger/charge-rules.ts` on every store path (PostgreSQL's batches add those of
+ * `core/ledger/batch-rules.ts` and `core/ledger/in-order.ts`).
  */
 export class Ledger {
   constructor(
