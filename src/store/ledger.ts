@@ -5,28 +5,12 @@ import {
   closed,
   NOT_APPLIED,
   openCharge,
-  refundRow,
-  refusedHold,
-  settledAmount,
-  settlementPlan,
-  settleRow,
   topUpRow,
 } from "../core/ledger/charge-rules.js";
 import type { Store } from "./database.js";
-import {
-  closeOpenCharge,
-  collectExcessIn,
-  type Executor,
-  insertOpening,
-  insertTopUp,
-  ledgerEntries,
-  ledgerSumOf,
-  markUncollected,
-  noteSeenUsage,
-  takeToken,
-  takeUser,
-  writeClosing,
-} from "./ledger-statements.js";
+import { type Executor, insertTopUp, ledgerEntries, ledgerSumOf, noteSeenUsage } from "./ledger-statements.js";
+import { holdStep, refundStep, settleStep } from "./ledger-steps.js";
+import { PgLedgerCommits } from "./postgres/group-commit.js";
 import type { Database } from "./schema.js";
 import type { GroupCommit } from "./sqlite/group-commit.js";
 import { SqliteLedger } from "./sqlite/ledger.js";
@@ -75,7 +59,8 @@ export type LedgerObserver = (movement: LedgerMovement) => void;
  * The money ledger. Every balance change is one append-only row written in the same transaction
  * as the balance update. Every charge also opens a row of `charges`, closed once (settled or
  * refunded) by a compare-and-set on its state; the rules of each step are those of
- * `core/ledger/charge-rules.ts`, on both store paths.
+ * `core/ledger/charge-rules.ts` on every store path (PostgreSQL's batches add those of
+ * `core/ledger/batch-rules.ts` and `core/ledger/in-order.ts`).
  */
 export class Ledger {
   constructor(
@@ -88,16 +73,19 @@ export class Ledger {
      */
     private readonly fastPath?: { ledger: SqliteLedger; commits: GroupCommit },
     readonly origin: ChargeOrigin = DEFAULT_ORIGIN,
+    /** On PostgreSQL: the stand-alone operations, batched per event-loop turn. */
+    private readonly pgCommits?: PgLedgerCommits,
   ) {}
 
-  /** The ledger of a store: on SQLite with its synchronous fast path. */
+  /** The ledger of a store: on SQLite with its synchronous fast path, on PostgreSQL with its group commit. */
   static forStore(store: Store, observer?: LedgerObserver, origin?: ChargeOrigin): Ledger {
     const fastPath =
       store.sqlite && store.commits ? { ledger: new SqliteLedger(store.sqlite), commits: store.commits } : undefined;
-    return new Ledger(store.db, store.dialect === "postgres", observer, fastPath, origin);
+    const pgCommits = store.dialect === "postgres" ? new PgLedgerCommits(store.db) : undefined;
+    return new Ledger(store.db, store.dialect === "postgres", observer, fastPath, origin, pgCommits);
   }
 
-  /** The SQLite operations, or null where the query builder does the work (PostgreSQL). */
+  /** The SQLite operations, or null where they are not (PostgreSQL). */
   private get sqlite(): SqliteLedger | null {
     return this.fastPath?.ledger ?? null;
   }
@@ -150,38 +138,34 @@ export class Ledger {
   async chargeIn(trx: Executor, input: ChargeInput): Promise<void> {
     const open = this.opening(input);
     const opening = openCharge(open);
-    const { take } = opening;
-    if (take) {
-      if (!(await takeUser(trx, take.userId, take.amount))) throw refusedHold("user");
-      if (take.tokenId !== null && !(await takeToken(trx, take.tokenId, take.amount))) throw refusedHold("token");
-    }
-    await insertOpening(trx, opening, open);
+    await holdStep(trx, opening, open);
     this.observe(trx, { kind: "charge", amount: opening.row.amount });
   }
 
-  /** Charges in a transaction of its own. */
+  /** Charges in a transaction of its own (on PostgreSQL and SQLite, in the store's group commit). */
   async charge(input: ChargeInput): Promise<void> {
-    const fast = this.sqlite;
-    if (!fast) return this.transaction((trx) => this.chargeIn(trx, input));
     const open = this.opening(input);
-    await this.committed(() => fast.charge(open));
+    const fast = this.sqlite;
+    if (fast) await this.committed(() => fast.charge(open));
+    else if (this.pgCommits)
+      await this.pgCommits.run({ kind: "hold", reference: open.reference, opening: openCharge(open), meta: open });
+    else return this.transaction((trx) => this.chargeIn(trx, input));
     if (open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });
   }
 
   /** Gives back everything an open charge holds and closes it as refunded. At most once. */
   async refundIn(trx: Executor, reference: string, note = ""): Promise<LedgerOutcome> {
-    const charge = await closeOpenCharge(trx, reference, "refunded", null, note);
-    if (!charge) return NOT_APPLIED;
-    const row = refundRow(charge);
-    await writeClosing(trx, row, reference, note, true);
-    this.observe(trx, { kind: row.kind, amount: row.amount });
-    return closed(row);
+    const outcome = await refundStep(trx, reference, note);
+    if (outcome.applied) this.observe(trx, { kind: "refund", amount: outcome.amount });
+    return outcome;
   }
 
   async refund(reference: string, note = ""): Promise<LedgerOutcome> {
     const fast = this.sqlite;
-    if (!fast) return this.transaction((trx) => this.refundIn(trx, reference, note));
-    const outcome = await this.committed(() => fast.refund(reference, note));
+    let outcome: LedgerOutcome;
+    if (fast) outcome = await this.committed(() => fast.refund(reference, note));
+    else if (this.pgCommits) outcome = (await this.pgCommits.run({ kind: "refund", reference, note })) as LedgerOutcome;
+    else return this.transaction((trx) => this.refundIn(trx, reference, note));
     if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "refund", amount: outcome.amount });
     return outcome;
   }
@@ -193,28 +177,18 @@ export class Ledger {
    */
   async settleIn(trx: Executor, reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
     assertLedgerAmount(actualAmount, "settled amount");
-    const charge = await closeOpenCharge(trx, reference, "settled", actualAmount, note);
-    if (!charge) return NOT_APPLIED;
-    const plan = settlementPlan(charge, actualAmount);
-    if (plan.within) {
-      const row = settleRow(charge, plan);
-      await writeClosing(trx, row, reference, note, true);
-      this.observe(trx, { kind: row.kind, amount: row.amount });
-      return closed(row);
-    }
-    const { collected, uncollected } = await collectExcessIn(trx, charge, plan.excess, this.lockRows);
-    const row = settleRow(charge, plan, collected);
-    await writeClosing(trx, row, reference, note, false);
-    this.observe(trx, { kind: row.kind, amount: row.amount });
-    if (uncollected > 0) await markUncollected(trx, reference, uncollected, settledAmount(actualAmount, uncollected));
-    return closed(row, uncollected);
+    const outcome = await settleStep(trx, reference, actualAmount, note, this.lockRows);
+    if (outcome.applied) this.observe(trx, { kind: "settle", amount: outcome.amount });
+    return outcome;
   }
 
   async settle(reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
     const fast = this.sqlite;
-    if (!fast) return this.transaction((trx) => this.settleIn(trx, reference, actualAmount, note));
+    if (!fast && !this.pgCommits) return this.transaction((trx) => this.settleIn(trx, reference, actualAmount, note));
     assertLedgerAmount(actualAmount, "settled amount");
-    const outcome = await this.committed(() => fast.settle(reference, actualAmount, note));
+    const outcome = fast
+      ? await this.committed(() => fast.settle(reference, actualAmount, note))
+      : ((await this.pgCommits?.run({ kind: "settle", reference, actual: actualAmount, note })) as LedgerOutcome);
     if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "settle", amount: outcome.amount });
     return outcome;
   }

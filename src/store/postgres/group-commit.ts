@@ -1,0 +1,88 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../schema.js";
+import { runBatch } from "./ledger-batch.js";
+import { type LedgerOp, type OpOutcome, type OpResult, runAlone } from "./ledger-op.js";
+
+interface Pending {
+  op: LedgerOp;
+  resolve: (value: OpResult) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most operations one transaction takes; a longer queue is committed in several. */
+const MAX_BATCH = 256;
+/** Times a batch is run again when PostgreSQL broke a lock cycle by aborting it. */
+const RETRIES = 3;
+
+/** A deadlock or serialization failure: the transaction changed nothing and may run again. */
+function retryable(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "40P01" || code === "40001";
+}
+
+/**
+ * Group commit for the ledger on PostgreSQL: the stand-alone holds, refunds and settlements asked
+ * for while the previous batch was committing (at least one event-loop turn) run together in one
+ * transaction, with one statement per kind of operation (see ledger-batch.ts). Each caller is
+ * answered after the commit with the outcome it would have had alone. One batch is in flight at a
+ * time, so a hot user's row is locked by one transaction of this instance at a time, for the last
+ * statement of the batch and its commit.
+ */
+export class PgLedgerCommits {
+  private queue: Pending[] = [];
+  private scheduled = false;
+  private running = false;
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  run(op: LedgerOp): Promise<OpResult> {
+    return new Promise<OpResult>((resolve, reject) => {
+      this.queue.push({ op, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    this.running = true;
+    const batch = this.queue.splice(0, MAX_BATCH);
+    try {
+      const outcomes = await this.commit(batch.map((p) => p.op));
+      for (const [k, p] of batch.entries()) {
+        const outcome = outcomes[k];
+        if (outcome?.ok) p.resolve(outcome.value);
+        else p.reject(outcome ? outcome.error : new Error("operation did not run"));
+      }
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    } finally {
+      this.running = false;
+      this.schedule();
+    }
+  }
+
+  private async commit(ops: LedgerOp[]): Promise<OpOutcome[]> {
+    const [only] = ops;
+    if (ops.length === 1 && only) {
+      // Alone, it is the plain transaction of its own: its refusal rolls it back.
+      try {
+        return [{ ok: true, value: await this.db.transaction().execute((trx) => runAlone(trx, only)) }];
+      } catch (error) {
+        return [{ ok: false, error }];
+      }
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.transaction().execute((trx) => runBatch(trx, ops));
+      } catch (err) {
+        if (attempt >= RETRIES || !retryable(err)) throw err;
+      }
+    }
+  }
+}

@@ -1,0 +1,132 @@
+import { sql } from "kysely";
+import { unixNow } from "../../core/ids.js";
+import { type BatchedMove, batchesByReference, usersToRunAlone } from "../../core/ledger/batch-rules.js";
+import {
+  closed,
+  NOT_APPLIED,
+  type OpenCharge,
+  refundRow,
+  settlementPlan,
+  settleRow,
+} from "../../core/ledger/charge-rules.js";
+import type { Executor } from "../ledger-statements.js";
+import { type BatchRow, closeAll, insertRows, moveRows } from "./batch-statements.js";
+import { runInOrder } from "./ledger-in-order.js";
+import { type LedgerOp, type OpOutcome, type OpResult, runAlone } from "./ledger-op.js";
+
+interface Item {
+  i: number;
+  op: LedgerOp;
+  reference: string;
+}
+
+/**
+ * Runs `ops` (in the order asked) inside the open transaction `trx`: each batch of them (see
+ * core/ledger/batch-rules.ts) with one statement per kind, the operations of a user whose sums do
+ * not fit one by one, each inside a savepoint so that a refused one changes nothing. The outcome
+ * of each is the one it would have had alone.
+ */
+export async function runBatch(trx: Executor, ops: readonly LedgerOp[]): Promise<OpOutcome[]> {
+  const outcomes: OpOutcome[] = new Array(ops.length);
+  const items = ops.map((op, i) => ({ i, op, reference: op.reference }));
+  for (const part of batchesByReference(items)) await runPart(trx, part, outcomes);
+  return outcomes;
+}
+
+async function runPart(trx: Executor, part: Item[], outcomes: OpOutcome[]): Promise<void> {
+  let together = part.length > 1 ? part : [];
+  const alone = new Set<number>();
+  while (together.length > 0) {
+    await sql`savepoint ledger_batch`.execute(trx);
+    let tried: Tried | null;
+    try {
+      tried = await tryTogether(trx, together);
+    } catch {
+      // A statement refused by the database itself (a missing user's row, say): every operation
+      // of the batch runs alone, where it meets the same refusal by itself.
+      tried = null;
+    }
+    if (tried && tried.alone.size === 0) {
+      // The savepoint is left open: the commit releases it.
+      for (const [k, item] of together.entries()) outcomes[item.i] = { ok: true, value: tried.results[k] };
+      break;
+    }
+    await sql`rollback to savepoint ledger_batch`.execute(trx);
+    if (!tried) break;
+    for (const u of tried.alone) alone.add(u);
+    const users = tried.users;
+    together = together.filter((item) => {
+      const user = item.op.kind === "hold" ? item.op.opening.row.userId : users.get(item.reference);
+      return user === undefined || !alone.has(user);
+    });
+  }
+  const rest = part.filter((item) => outcomes[item.i] === undefined);
+  if (rest.length > 1 && (await runInOrder(trx, rest, outcomes))) return;
+  for (const item of rest) {
+    await sql`savepoint ledger_one`.execute(trx);
+    try {
+      outcomes[item.i] = { ok: true, value: await runAlone(trx, item.op) };
+    } catch (error) {
+      await sql`rollback to savepoint ledger_one`.execute(trx);
+      outcomes[item.i] = { ok: false, error };
+    }
+  }
+}
+
+interface Tried {
+  /** The result of each operation, when `alone` is empty. */
+  results: OpResult[];
+  /** Users whose operations must run one by one. */
+  alone: Set<number>;
+  /** The user of each closing that found its charge open. */
+  users: Map<string, number>;
+}
+
+async function tryTogether(trx: Executor, items: Item[]): Promise<Tried> {
+  const now = unixNow();
+  const found = await closeAll(trx, items, now);
+  const users = new Map([...found].map(([reference, charge]) => [reference, charge.userId]));
+  const moves: BatchedMove[] = [];
+  const rows: BatchRow[] = [];
+  const results: OpResult[] = [];
+  const holds: Extract<LedgerOp, { kind: "hold" }>[] = [];
+  for (const { op } of items) {
+    if (op.kind === "hold") {
+      const { row } = op.opening;
+      moves.push({ ...row, take: op.opening.take?.amount ?? 0, give: 0 });
+      rows.push({ row, reference: op.reference, note: op.meta.note });
+      holds.push(op);
+      results.push(undefined);
+      continue;
+    }
+    const charge = found.get(op.reference);
+    if (!charge) {
+      results.push(NOT_APPLIED);
+      continue;
+    }
+    const closing = closingOf(op, charge);
+    moves.push({ reference: op.reference, userId: charge.userId, tokenId: charge.tokenId, ...closing.move });
+    rows.push({ row: closing.row, reference: op.reference, note: op.note });
+    results.push(closed(closing.row));
+  }
+  const opened = await insertRows(trx, rows, holds, now);
+  const moved = await moveRows(trx, moves, now);
+  const alone = usersToRunAlone(moves, moved);
+  for (const hold of holds) if (!opened.has(hold.reference)) alone.add(hold.opening.row.userId);
+  return { results, alone, users };
+}
+
+/** A closing whose charge was open: its ledger row, and the take (an excess) or give-back. */
+function closingOf(op: Exclude<LedgerOp, { kind: "hold" }>, charge: OpenCharge) {
+  if (op.kind === "refund") {
+    const row = refundRow(charge);
+    return { row, move: { take: 0, give: row.amount } };
+  }
+  const plan = settlementPlan(charge, op.actual);
+  if (plan.within) {
+    const row = settleRow(charge, plan);
+    return { row, move: { take: 0, give: row.amount } };
+  }
+  // Taken in full when the batch's sum fits; otherwise the user's operations run alone.
+  return { row: settleRow(charge, plan, plan.excess), move: { take: plan.excess, give: 0 } };
+}
