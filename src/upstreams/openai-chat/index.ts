@@ -4,7 +4,7 @@ import type { ChatAnswer, ChatEvent, ChatRequest } from "../../core/chat/canonic
 import type { ChatUpstream } from "../../core/chat/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
 import { SseByteDecoder } from "../gemini/sse-reader.js";
-import { callUpstream, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
+import { bodyChunks, callUpstream, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
 import { answerFromWire, OpenAiChunkReader } from "./answer.js";
 import { openAiChatBody } from "./request.js";
 
@@ -63,7 +63,7 @@ async function* eventsOf(res: Dispatcher.ResponseData, url: string, key: string,
   const reader = new OpenAiChunkReader(model);
   const decoder = new SseByteDecoder();
   try {
-    for await (const chunk of res.body) {
+    for await (const chunk of bodyChunks(res.body)) {
       for (const data of decoder.push(chunk)) {
         if (data.trim() === "[DONE]") return;
         for (const event of reader.read(parseEvent(data, url, key))) yield event;
