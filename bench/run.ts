@@ -335,10 +335,13 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     }
 
     if (!skip.has("images")) {
+      const profiled = options.profile ? gateways.find((g) => g.id === "gateway-sqlite")?.child : undefined;
+      if (profiled) await profilerCommand(profiled.process, "profile-start");
       await measureImages(
         { upstream, gateways, settings, memory, watched, describe: describeLoad, log },
         results.images,
       );
+      if (profiled) await profilerCommand(profiled.process, "profile-stop", profileFile("images"));
     }
 
     results.memory = processes.map(
@@ -359,7 +362,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     await children.stopAll();
     if (options.profile) {
       results.profile = {};
-      for (const phase of ["generate", "stream", "chat"] as const) {
+      for (const phase of ["generate", "stream", "chat", "images"] as const) {
         if (!existsSync(profileFile(phase))) continue;
         const summary = summarizeProfile(profileFile(phase));
         results.profile[phase] = summary;
