@@ -40,7 +40,8 @@ export function areaOf(url: string): string {
   if (url === "") return "(native code, gc)";
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1] as string;
-  const ours = /\/src\/([^/]+)(?:\/([^/]+))?/.exec(url);
+  // The gateway runs its compiled dist/, laid out as src/ is.
+  const ours = /\/(?:src|dist)\/([^/]+)(?:\/([^/]+))?/.exec(url);
   if (ours) return ours[2]?.includes(".") || !ours[2] ? `src/${ours[1]}` : `src/${ours[1]}/${ours[2]}`;
   if (url.startsWith("node:")) return "node internals";
   return "other";

@@ -24,7 +24,7 @@ export function methodAndUsage(results: BenchResults): string[] {
     "- Every server is a process of its own, started by the benchmark and stopped by its PID at the end,",
     "  failed runs included: the upstream (`bench/minimal-upstream.ts` by default, `bench/simulator-entry.ts`",
     "  with `--upstream simulator`), the bare relay (`bench/bare-relay.ts`),",
-    "  the gateway (`bench/gateway-entry.ts`, one per store) and the peer. All listen on 127.0.0.1 only.",
+    "  the gateway (`bench/gateway-entry.mjs`, the compiled gateway of dist/ as `npm start` runs it, one per store) and the peer. All listen on 127.0.0.1 only.",
     "- The load generator (autocannon) runs in the benchmark's own process, on the same cores as the servers:",
     "  the direct figure is the upstream's ceiling with that load generator, not a property of the gateway.",
     "- The gateway runs as in production: pino logs at `info` (one access line per request, written to a file),",

@@ -112,8 +112,8 @@ export interface BenchResults {
   memory: ProcessMemory[];
   tasks: TaskFigures[];
   checks: TargetCheck[];
-  /** With --profile: the SQLite gateway's CPU profile during each of its loads. */
-  profile?: Partial<Record<Phase, ProfileSummary>>;
+  /** With --profile: the SQLite gateway's CPU profile during each of its loads (images included). */
+  profile?: Partial<Record<Phase | "images", ProfileSummary>>;
   notes: string[];
 }
 

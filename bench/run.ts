@@ -7,6 +7,7 @@
  * relay's own cost shows) or the simulator (the whole system). Writes bench/results/<date>.json and
  * regenerates docs/benchmarks.md.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -43,6 +44,15 @@ import { runTaskBenchmark } from "./tasks-runner.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const TSX = ["--import", "tsx"];
+
+/** Compiles src/ into dist/ when the sources are newer: the gateway runs its compiled JavaScript. */
+function buildGateway(): void {
+  const built = spawnSync(process.execPath, [path.join(ROOT, "scripts/build-if-stale.mjs")], {
+    cwd: ROOT,
+    stdio: "inherit",
+  });
+  if (built.status !== 0) throw new Error(`the gateway's build failed (exit ${built.status ?? built.signal})`);
+}
 
 const fixed = (n: number | undefined, digits = 0) =>
   n === undefined || !Number.isFinite(n) ? "n/a" : n.toFixed(digits);
@@ -172,12 +182,14 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         notes.push(`PostgreSQL was asked for but is not reachable: ${(err as Error).message}`);
       }
     }
+    buildGateway();
     for (const store of stores) {
       const dataDir = path.join(runDir, store.id);
       mkdirSync(dataDir, { recursive: true });
       const child = await children.start({
         name: store.label,
-        args: [...TSX, path.join(ROOT, "bench/gateway-entry.ts")],
+        // The compiled JavaScript, as `npm start` runs it (built above when the sources are newer).
+        args: [path.join(ROOT, "bench/gateway-entry.mjs")],
         cwd: ROOT,
         env: {
           ...process.env,
@@ -323,10 +335,13 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     }
 
     if (!skip.has("images")) {
+      const profiled = options.profile ? gateways.find((g) => g.id === "gateway-sqlite")?.child : undefined;
+      if (profiled) await profilerCommand(profiled.process, "profile-start");
       await measureImages(
         { upstream, gateways, settings, memory, watched, describe: describeLoad, log },
         results.images,
       );
+      if (profiled) await profilerCommand(profiled.process, "profile-stop", profileFile("images"));
     }
 
     results.memory = processes.map(
@@ -347,7 +362,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
     await children.stopAll();
     if (options.profile) {
       results.profile = {};
-      for (const phase of ["generate", "stream", "chat"] as const) {
+      for (const phase of ["generate", "stream", "chat", "images"] as const) {
         if (!existsSync(profileFile(phase))) continue;
         const summary = summarizeProfile(profileFile(phase));
         results.profile[phase] = summary;

@@ -13,7 +13,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createHttpServer(config: Config, logger: FastifyBaseLogger) {
   return Fastify({
     loggerInstance: logger,
-    logController: new AccessLogController(),
+    logController: new AccessLogController(logger),
     bodyLimit: config.bodyLimitBytes,
     // A hop count trusts that many proxies nearest to the gateway.
     trustProxy:

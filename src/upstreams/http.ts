@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import { Agent, type Dispatcher, errors, request } from "undici";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
 import { withoutSecret } from "./secret-scrub.js";
@@ -114,7 +115,7 @@ export async function readJson(
   try {
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of res.body) {
+    for await (const chunk of bodyChunks(res.body)) {
       size += (chunk as Buffer).length;
       if (size > maxBytes) {
         res.body.destroy();
@@ -153,4 +154,89 @@ export function upstreamMessage(body: unknown, secret?: string): string | null {
   const b = body as Record<string, any>;
   const m = b.error?.message ?? b.message ?? b.msg ?? null;
   return typeof m === "string" ? withoutSecret(m.slice(0, 4000), secret).slice(0, 500) : null;
+}
+
+/** Chunks held before the body is paused, while the reader is behind. */
+const HELD_CHUNKS = 16;
+
+/**
+ * The chunks of an answer's body as an async iterator, lighter than the stream's own (which sets
+ * up a generator, an end-of-stream watcher and a `readable` loop per body): 'data' events fill a
+ * small queue, paused when the reader falls behind. A body that closes before its end fails like
+ * the stream's own iterator does; returning early destroys the body.
+ */
+export function bodyChunks(body: Readable): AsyncIterableIterator<Buffer> {
+  const queue: Buffer[] = [];
+  let ended = false;
+  let failure: unknown = null;
+  let waiting: { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | null = null;
+  const settle = () => {
+    if (!waiting) return;
+    const w = waiting;
+    const chunk = queue.shift();
+    if (chunk !== undefined) {
+      waiting = null;
+      w.resolve({ value: chunk, done: false });
+    } else if (failure !== null) {
+      waiting = null;
+      w.reject(failure);
+    } else if (ended) {
+      waiting = null;
+      w.resolve({ value: undefined, done: true });
+    }
+  };
+  const onData = (chunk: Buffer) => {
+    queue.push(chunk);
+    if (queue.length >= HELD_CHUNKS) body.pause();
+    settle();
+  };
+  const onEnd = () => {
+    ended = true;
+    settle();
+  };
+  const onError = (err: unknown) => {
+    failure ??= err;
+    settle();
+  };
+  const onClose = () => {
+    if (!ended) onError(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+  };
+  body.on("data", onData);
+  body.once("end", onEnd);
+  body.on("error", onError);
+  body.once("close", onClose);
+  const detach = () => {
+    body.off("data", onData);
+    body.off("end", onEnd);
+    body.off("close", onClose);
+  };
+  return {
+    next() {
+      const chunk = queue.shift();
+      if (chunk !== undefined) {
+        if (queue.length < HELD_CHUNKS && body.isPaused() && !ended) body.resume();
+        return Promise.resolve({ value: chunk, done: false });
+      }
+      if (failure !== null) {
+        detach();
+        return Promise.reject(failure);
+      }
+      if (ended) {
+        detach();
+        return Promise.resolve({ value: undefined, done: true });
+      }
+      if (body.isPaused()) body.resume();
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+      });
+    },
+    return() {
+      detach();
+      if (!ended && !body.destroyed) body.destroy();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }

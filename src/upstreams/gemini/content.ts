@@ -1,9 +1,9 @@
 import type { Dispatcher } from "undici";
 import type { ContentChunk } from "../../core/content/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
-import { callUpstream, networkError, safeUrl } from "../http.js";
+import { bodyChunks, callUpstream, networkError, safeUrl } from "../http.js";
 import { geminiError, geminiStreamError } from "./errors.js";
-import { readSseEvents } from "./sse-reader.js";
+import { SseByteDecoder } from "./sse-reader.js";
 
 /** What the content adapter needs of a channel. */
 export interface GeminiContentChannel {
@@ -44,7 +44,7 @@ async function readText(res: Dispatcher.ResponseData, url: string): Promise<stri
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of res.body) {
+    for await (const chunk of bodyChunks(res.body)) {
       size += (chunk as Buffer).length;
       if (size > MAX_ANSWER_BYTES) {
         res.body.destroy();
@@ -93,7 +93,10 @@ async function* chunksOf(res: Dispatcher.ResponseData, url: string, key: string)
       for (const item of Array.isArray(parsed) ? parsed : [parsed]) yield parseChunk(JSON.stringify(item), url, key);
       return;
     }
-    for await (const data of readSseEvents(res.body)) yield parseChunk(data, url, key);
+    const events = new SseByteDecoder();
+    for await (const chunk of bodyChunks(res.body))
+      for (const data of events.push(chunk)) yield parseChunk(data, url, key);
+    for (const data of events.finish()) yield parseChunk(data, url, key);
   } catch (err) {
     if (isUpstreamError(err)) throw err;
     if (err instanceof SyntaxError)

@@ -64,15 +64,32 @@ export class SseEventDecoder {
   }
 }
 
+/**
+ * SseEventDecoder over bytes: UTF-8 decoded across chunk boundaries. Lets an adapter read its
+ * upstream's body in its own loop, without one more async generator (and its promise per event)
+ * between the socket and the client.
+ */
+export class SseByteDecoder {
+  private readonly decoder = new TextDecoder("utf-8");
+  private readonly events = new SseEventDecoder();
+
+  /** The `data` of every event completed by this chunk. */
+  push(chunk: Uint8Array | string): string[] {
+    return this.events.push(typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true }));
+  }
+
+  /** The stream ended: the events still held. */
+  finish(): string[] {
+    const tail = this.decoder.decode();
+    const out = tail === "" ? [] : this.events.push(tail);
+    out.push(...this.events.finish());
+    return out;
+  }
+}
+
 /** The `data` of each event of a byte stream, as soon as the event is complete. */
 export async function* readSseEvents(source: AsyncIterable<Uint8Array | string>): AsyncGenerator<string> {
-  const decoder = new TextDecoder("utf-8");
-  const events = new SseEventDecoder();
-  for await (const chunk of source) {
-    const text = typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
-    for (const data of events.push(text)) yield data;
-  }
-  const tail = decoder.decode();
-  if (tail !== "") for (const data of events.push(tail)) yield data;
-  for (const data of events.finish()) yield data;
+  const decoder = new SseByteDecoder();
+  for await (const chunk of source) for (const data of decoder.push(chunk)) yield data;
+  for (const data of decoder.finish()) yield data;
 }

@@ -3,8 +3,8 @@ import { answerAsEvents } from "../../core/chat/answer-events.js";
 import type { ChatAnswer, ChatEvent, ChatRequest } from "../../core/chat/canonical.js";
 import type { ChatUpstream } from "../../core/chat/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
-import { readSseEvents } from "../gemini/sse-reader.js";
-import { callUpstream, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
+import { SseByteDecoder } from "../gemini/sse-reader.js";
+import { bodyChunks, callUpstream, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
 import { answerFromWire, OpenAiChunkReader } from "./answer.js";
 import { openAiChatBody } from "./request.js";
 
@@ -46,20 +46,32 @@ function embeddedError(value: unknown, key: string): UpstreamError | null {
   });
 }
 
+function parseEvent(data: string, url: string, key: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw new UpstreamError("retryable", `upstream sent an event that is not JSON (${safeUrl(url)})`);
+  }
+  const error = embeddedError(parsed, key);
+  if (error) throw error;
+  return parsed;
+}
+
+/** The canonical events of an SSE answer, read from the socket in this one loop. */
 async function* eventsOf(res: Dispatcher.ResponseData, url: string, key: string, model: string) {
   const reader = new OpenAiChunkReader(model);
+  const decoder = new SseByteDecoder();
   try {
-    for await (const data of readSseEvents(res.body)) {
-      if (data.trim() === "[DONE]") return;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        throw new UpstreamError("retryable", `upstream sent an event that is not JSON (${safeUrl(url)})`);
+    for await (const chunk of bodyChunks(res.body)) {
+      for (const data of decoder.push(chunk)) {
+        if (data.trim() === "[DONE]") return;
+        for (const event of reader.read(parseEvent(data, url, key))) yield event;
       }
-      const error = embeddedError(parsed, key);
-      if (error) throw error;
-      for (const event of reader.read(parsed)) yield event;
+    }
+    for (const data of decoder.finish()) {
+      if (data.trim() === "[DONE]") return;
+      for (const event of reader.read(parseEvent(data, url, key))) yield event;
     }
   } catch (err) {
     throw isUpstreamError(err) ? err : networkError(err, url);
