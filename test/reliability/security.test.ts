@@ -131,8 +131,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         ["INSTRUMENTALS_SWAP", { clip_id: clipId, sound_prompt: "strings" }],
       ] as const) {
         const res = await call("POST", `/audioa/submit/${action}`, { headers: bearer(bob.key), body });
-        expect(res.status, res.text).toBe(400);
-        expect(errorProblem("envelope", 400, res.body)).toBeNull();
+        expect(res.status, res.text).toBe(404);
+        expect(errorProblem("envelope", 404, res.body)).toBeNull();
         expect(res.body.message).toContain("clip_id");
       }
       expect(await gw.balance(bob.userId)).toBe(before);
