@@ -48,7 +48,10 @@ export interface ClientCall {
   priceName: string;
   /** Group ratio x channel ratio the call is priced at. */
   ratio: number;
-  /** The client got a whole answer: a complete 200 (a finished stream, an image body, a task id). */
+  /**
+   * The client got a whole answer: a complete 200 (a finished stream, an image body, a task id
+   * from an instance that lived on to send it).
+   */
   answered: boolean;
   /** Images in the answer the client got. */
   images?: number;
@@ -59,7 +62,8 @@ export interface ClientCall {
  *
  * - answered content: the price of the last usage the simulator reported (the final chunk's);
  * - answered images: the per-image price x the images the client received;
- * - answered task: the task's price when the simulator ends it in success, else 0;
+ * - answered task: the task's price when the simulator ends it in success, else 0 (also when the
+ *   simulator never received it: refused, or its send was lost);
  * - a call the client did not get a whole answer to (its instance was killed, its stream cut):
  *   0 (refunded), or the price of any usage the simulator had written by then (the gateway settles
  *   to the usage it recorded, which is one of those, however far behind the writes it was), or
@@ -82,7 +86,8 @@ export function allowedAmounts(call: ClientCall, records: UsageRecord[], prices:
     return [...new Set([0, ...records.map((r) => one * r.images)])];
   }
   const delivered = records.map((r) => (r.task?.ends === "success" ? one : 0));
-  if (call.answered) return delivered.length > 0 ? [...new Set(delivered)] : [];
+  // An answered task the upstream has no record of was refused or never sent: refunded, 0.
+  if (call.answered) return delivered.length > 0 ? [...new Set(delivered)] : [0];
   return [...new Set([0, ...delivered])];
 }
 

@@ -8,6 +8,9 @@ import type { Cluster } from "./cluster.js";
 import type { ClientCall } from "./money-checks.js";
 import type { Outcome, Submission } from "./outcome-checks.js";
 
+/** How long before the kill an answer of the killed instance may still have had its send ahead of it. */
+const SEND_WINDOW_MS = 2000;
+
 export interface TaskPhaseOptions {
   tasks: number;
   users: Array<{ id: number; key: string }>;
@@ -45,9 +48,14 @@ export async function runTaskPhase(cluster: Cluster, o: TaskPhaseOptions): Promi
   let inFlight = 0;
   let inFlightAtKill = 0;
   let restart: Promise<unknown> | null = null;
+  let killAt = Number.POSITIVE_INFINITY;
+  // Answers from the instance the run kills: the send follows the answer, so one answered shortly
+  // before the kill may have lost its send with the instance (the unsent sweeper then fails and
+  // refunds it); its cost is 0 or what the upstream delivered.
+  const answeredByVictim: Array<{ at: number; outcome: Outcome; call: ClientCall }> = [];
 
   const submitOne = async (s: Submission, attempt: number): Promise<Outcome> => {
-    const { child } = cluster.pick(s.index + attempt);
+    const { child, index: instance } = cluster.pick(s.index + attempt);
     const tag = `t${s.index}.${attempt}`;
     const call: ClientCall = {
       tag,
@@ -65,12 +73,14 @@ export async function runTaskPhase(cluster: Cluster, o: TaskPhaseOptions): Promi
         body: { prompt: `#${tag}# ${s.action === "LYRICS" ? "lyrics" : "song"} ${s.index} ${s.marker}`.trim() },
       });
       call.answered = res.status === 200;
-      return {
+      const outcome: Outcome = {
         submission: s,
         status: res.status,
         taskId: res.status === 200 ? res.body.data : null,
         code: res.body?.code,
       };
+      if (instance === o.instance) answeredByVictim.push({ at: Date.now(), outcome, call });
+      return outcome;
     } catch {
       // The instance died under this call: whatever it had charged is the sweeper's to refund.
       lostToKill += 1;
@@ -88,11 +98,17 @@ export async function runTaskPhase(cluster: Cluster, o: TaskPhaseOptions): Promi
       sent += 1;
       if (sent === o.killAfter && restart === null) {
         inFlightAtKill = inFlight;
+        killAt = Date.now();
         restart = cluster.killAndRestart(o.instance, o.downMs, o.log);
       }
     }
   };
   await Promise.all(Array.from({ length: o.concurrency }, worker));
   await restart;
+  for (const a of answeredByVictim) {
+    if (a.at < killAt - SEND_WINDOW_MS) continue;
+    a.outcome.fromKilledInstance = true;
+    a.call.answered = false;
+  }
   return { submissions, outcomes, calls, lostToKill, inFlightAtKill };
 }
