@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from "kysely";
 import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
-import type { Clip } from "../core/tasks/clips.js";
+import { type Clip, resultUrlOf } from "../core/tasks/clips.js";
 import type { NewTask, StoredTask, TaskStorePort } from "../core/tasks/ports.js";
 import type { Ledger } from "./ledger.js";
 import type { Database } from "./schema.js";
@@ -159,7 +159,7 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
           fail_reason: "",
           finish_time: now,
           start_time: Number(task.start_time) || now,
-          result_url: first?.audio_url ?? "",
+          result_url: resultUrlOf(first),
           data: JSON.stringify({ clips }),
           upstream_status: upstreamStatus,
           lease_owner: null,

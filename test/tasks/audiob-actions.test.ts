@@ -224,6 +224,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(record.data.clips[0]).toMatchObject({ audio_url: "", title: "video" });
       const mp4 = await bytesOf(record.data.clips[0].video_url);
       expect(mp4.subarray(4, 8).toString("latin1")).toBe("ftyp");
+      // With no audio, the record's result is the video.
+      expect(record.result_url).toBe(record.data.clips[0].video_url);
     });
 
     it("UPLOAD completes in the gateway; its upload_id feeds COVER, ADD_VOCALS and EXTEND", async () => {

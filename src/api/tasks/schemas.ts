@@ -38,7 +38,11 @@ export const TaskRecordSchema = Type.Object(
     action: Type.String({ examples: ["MUSIC"] }),
     status: Type.String({ examples: ["NOT_START", "SUBMITTED", "QUEUED", "IN_PROGRESS", "SUCCESS", "FAILURE"] }),
     fail_reason: Type.String({ description: "empty when there is no failure" }),
-    result_url: Type.Optional(Type.String({ description: "once SUCCESS: the audio URL of the first clip" })),
+    result_url: Type.Optional(
+      Type.String({
+        description: "once SUCCESS: the audio URL of the first clip, else its video URL (empty for lyric sheets)",
+      }),
+    ),
     submit_time: Type.Integer(),
     start_time: Type.Integer(),
     finish_time: Type.Integer({ description: "0 while unfinished" }),

@@ -69,6 +69,13 @@ const CLIP_STATES: Record<string, string> = {
   failed: "error",
 };
 
+/** The record's `result_url`: the first clip's audio, else its video (a music video), else "" (lyrics). */
+export function resultUrlOf(clip: Clip | undefined): string {
+  if (!clip || "text" in clip) return "";
+  if (clip.audio_url) return clip.audio_url;
+  return clip.video_url ?? "";
+}
+
 /** Maps an upstream clip status word to the clip `state` the gateway shows. */
 export function clipState(word: unknown, fallback: string): string {
   if (typeof word !== "string") return fallback;
