@@ -16,6 +16,7 @@ import fc from "fast-check";
 import type { UsageRecord } from "../../src/simulator/server.js";
 import { type FuzzRequest, fuzzViolation, operationsOf, requestFor } from "../../test/reliability/fuzz-requests.js";
 import { callGateway } from "../../test/reliability/harness.js";
+import { runActionPhase } from "./action-phase.js";
 import {
   adminCall,
   CHARGE_OPEN_MS,
@@ -145,6 +146,11 @@ async function run(): Promise<number> {
       `kill ${i + 2}: in flight on the victim: ${k.stream} streams, ${k.image} image calls, ${k.content} content, ${k.task} task submits`,
     );
   });
+
+  const actions = await runActionPhase(cluster, { users: taskUsers.slice(0, 2), log });
+  violations.push(...actions.violations);
+  tasks.outcomes.push(...actions.outcomes);
+  tasks.calls.push(...actions.calls);
 
   const store = await RunStore.open(db.url);
   try {

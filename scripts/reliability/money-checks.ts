@@ -43,7 +43,11 @@ export function usageQuota(prices: RunPrices, model: string, usage: ReportedUsag
 export interface ClientCall {
   tag: string;
   userId: number;
-  kind: "content" | "image" | "task";
+  /**
+   * `action`: a task of the action phase, which works on a clip of the run rather than a prompt the
+   * simulator could tag; it must end SUCCESS (the outcome check), so it costs exactly its price.
+   */
+  kind: "content" | "image" | "task" | "action";
   /** The price name: the content model, `image-model`, or `audioa:MUSIC`. */
   priceName: string;
   /** Group ratio x channel ratio the call is priced at. */
@@ -81,6 +85,7 @@ export function allowedAmounts(call: ClientCall, records: UsageRecord[], prices:
     return [...new Set([0, ...records.flatMap((r) => r.usage.map(price))])];
   }
   const one = perCallQuota(prices, call.priceName, call.ratio);
+  if (call.kind === "action") return call.answered ? [one] : [0, one];
   if (call.kind === "image") {
     if (call.answered) return [one * (call.images ?? 0)];
     return [...new Set([0, ...records.map((r) => one * r.images)])];

@@ -1,4 +1,5 @@
 import type { UsageRecord } from "../../src/simulator/server.js";
+import { ACTION_PRICE_NAMES } from "./action-phase.js";
 import {
   type BalanceRow,
   type ChargeRow,
@@ -22,6 +23,7 @@ export const RUN_PRICES: RunPrices = {
     "audioa:LYRICS": 0.005,
     "audiob:LYRICS": 0.005,
     "image-model": 0.039,
+    ...Object.fromEntries(ACTION_PRICE_NAMES.map((name) => [name, 0.02])),
   },
   tokens: { "gemini-2.5-flash": { input: 0.3, output: 2.5, cachedRatio: 0.1 } },
 };

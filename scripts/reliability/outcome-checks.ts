@@ -6,8 +6,8 @@ import type { TaskState } from "./store-checks.js";
 export interface Submission {
   index: number;
   family: "audioa" | "audiob";
-  /** The action submitted: MUSIC, or LYRICS (whose prompt carries the marker the same way). */
-  action: "MUSIC" | "LYRICS";
+  /** The action submitted: MUSIC or LYRICS in the task phase (whose prompt carries the marker), any in the action phase. */
+  action: string;
   marker: "" | "[fail]" | "[refuse]";
   key: string;
 }
