@@ -13,6 +13,36 @@ import type { Database } from "./schema.js";
 /** A connection or an open transaction: where a ledger statement runs. */
 export type Executor = Kysely<Database> | Transaction<Database>;
 
+/** The `ledger` row of a move of quota (a hold's charge, a closing, a top-up). */
+export function ledgerValues(row: ClosingRow | LedgerRow, reference: string, note: string, now: number) {
+  return {
+    user_id: row.userId,
+    token_id: row.tokenId,
+    kind: row.kind,
+    amount: row.amount,
+    reference,
+    note,
+    created_at: now,
+  };
+}
+
+/** The `charges` row a hold opens. */
+export function openChargeValues(opening: ChargeOpening, meta: { closeBy: number; instance: string }, now: number) {
+  return {
+    reference: opening.row.reference,
+    user_id: opening.row.userId,
+    token_id: opening.row.tokenId,
+    state: "open" as const,
+    held: opening.held,
+    seen: null,
+    settled: null,
+    close_by: meta.closeBy,
+    instance: meta.instance,
+    created_at: now,
+    closed_at: null,
+  };
+}
+
 // The statements of the ledger's query-builder path (PostgreSQL, and SQLite inside larger
 // transactions). Each hold and each give-back is one statement on the balance row.
 
@@ -68,15 +98,7 @@ export async function closeOpenCharge(
 export async function writeClosing(trx: Executor, row: ClosingRow, reference: string, note: string, move: boolean) {
   await trx
     .insertInto("ledger")
-    .values({
-      user_id: row.userId,
-      token_id: row.tokenId,
-      kind: row.kind,
-      amount: row.amount,
-      reference,
-      note,
-      created_at: unixNow(),
-    })
+    .values(ledgerValues(row, reference, note, unixNow()))
     .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
     .execute();
   if (move && row.amount !== 0) await moveBalance(trx, row.userId, row.tokenId, row.amount);
@@ -150,34 +172,13 @@ export async function insertOpening(
   meta: { note: string; closeBy: number; instance: string },
 ): Promise<void> {
   const now = unixNow();
-  const { row } = opening;
   await trx
     .insertInto("ledger")
-    .values({
-      user_id: row.userId,
-      token_id: row.tokenId,
-      kind: row.kind,
-      amount: row.amount,
-      reference: row.reference,
-      note: meta.note,
-      created_at: now,
-    })
+    .values(ledgerValues(opening.row, opening.row.reference, meta.note, now))
     .execute();
   await trx
     .insertInto("charges")
-    .values({
-      reference: row.reference,
-      user_id: row.userId,
-      token_id: row.tokenId,
-      state: "open",
-      held: opening.held,
-      seen: null,
-      settled: null,
-      close_by: meta.closeBy,
-      instance: meta.instance,
-      created_at: now,
-      closed_at: null,
-    })
+    .values(openChargeValues(opening, meta, now))
     .execute();
 }
 
@@ -200,15 +201,7 @@ export async function noteSeenUsage(db: Executor, reference: string, seen: numbe
 export async function insertTopUp(trx: Executor, row: LedgerRow, note: string): Promise<boolean> {
   const inserted = await trx
     .insertInto("ledger")
-    .values({
-      user_id: row.userId,
-      token_id: row.tokenId,
-      kind: row.kind,
-      amount: row.amount,
-      reference: row.reference,
-      note,
-      created_at: unixNow(),
-    })
+    .values(ledgerValues(row, row.reference, note, unixNow()))
     .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
     .returning("id")
     .executeTakeFirst();

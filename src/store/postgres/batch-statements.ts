@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { type BatchedMove, type RowMove, rowMoves } from "../../core/ledger/batch-rules.js";
 import type { ChargeOpening, ClosingRow, OpenCharge } from "../../core/ledger/charge-rules.js";
-import type { Executor } from "../ledger-statements.js";
+import { type Executor, ledgerValues, openChargeValues } from "../ledger-statements.js";
 import type { LedgerOp } from "./ledger-op.js";
 
 // The statements of a batch of ledger operations on PostgreSQL: one per kind, for the whole batch.
@@ -56,17 +56,7 @@ export async function insertRows(
   if (rows.length > 0) {
     const inserted = await trx
       .insertInto("ledger")
-      .values(
-        rows.map(({ row, reference, note }) => ({
-          user_id: row.userId,
-          token_id: row.tokenId,
-          kind: row.kind,
-          amount: row.amount,
-          reference,
-          note,
-          created_at: now,
-        })),
-      )
+      .values(rows.map(({ row, reference, note }) => ledgerValues(row, reference, note, now)))
       .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
       .returning(["reference", "kind"])
       .execute();
@@ -76,21 +66,7 @@ export async function insertRows(
   if (holds.length === 0) return opened;
   const inserted = await trx
     .insertInto("charges")
-    .values(
-      holds.map(({ opening, meta }) => ({
-        reference: opening.row.reference,
-        user_id: opening.row.userId,
-        token_id: opening.row.tokenId,
-        state: "open" as const,
-        held: opening.held,
-        seen: null,
-        settled: null,
-        close_by: meta.closeBy,
-        instance: meta.instance,
-        created_at: now,
-        closed_at: null,
-      })),
-    )
+    .values(holds.map(({ opening, meta }) => openChargeValues(opening, meta, now)))
     .onConflict((oc) => oc.column("reference").doNothing())
     .returning("reference")
     .execute();
