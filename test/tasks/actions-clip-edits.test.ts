@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { expectRefunded, expectSettled, runAction, sentUpstream, succeededClip } from "./actions-support.js";
+import { expectRefunded, expectSettled, runAction, sentUpstream, succeededClip } from "./actions-harness.js";
 import { startTaskEnv, submit, type TaskEnv } from "./harness.js";
 
 const SOME_UUID = "e9893d04-5b1a-4c3e-9f55-0d4e3f8b2a11";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { download, expectRefunded, expectSettled, runAction, sentUpstream, succeededClip } from "./actions-support.js";
+import { download, expectRefunded, expectSettled, runAction, sentUpstream, succeededClip } from "./actions-harness.js";
 import { startTaskEnv, submit, type TaskEnv } from "./harness.js";
 
 const SOME_UUID = "e9893d04-5b1a-4c3e-9f55-0d4e3f8b2a11";

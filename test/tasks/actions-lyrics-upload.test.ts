@@ -9,7 +9,7 @@ import {
   sentUpstream,
   serveFiles,
   succeededClip,
-} from "./actions-support.js";
+} from "./actions-harness.js";
 import { startTaskEnv, submit, type TaskEnv } from "./harness.js";
 
 const UPLOAD_MAX_BYTES = 32 * 1024;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "../webhooks/receiver.js";
-import { runAction, succeededClip } from "./actions-support.js";
+import { runAction, succeededClip } from "./actions-harness.js";
 import { eventually, fetchTask, startTaskEnv, type TaskEnv } from "./harness.js";
 
 describe("webhooks of the further actions", () => {
