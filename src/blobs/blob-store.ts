@@ -18,6 +18,8 @@ export interface BlobStore {
   open(key: string, range?: ByteRange): Promise<StoredBlob | null>;
   /** Type and size of a stored blob without reading it, or null when the key does not exist. */
   stat(key: string): Promise<BlobInfo | null>;
+  /** Removes a stored blob; answers whether it existed. A key that never existed is not an error. */
+  delete(key: string): Promise<boolean>;
 }
 
 export interface BlobInfo {

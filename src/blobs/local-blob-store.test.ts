@@ -53,4 +53,12 @@ describe("the local blob store", () => {
     expect(await store.open("../../etc/passwd")).toBeNull();
     expect(await store.open(`${"a".repeat(40)}.exe`)).toBeNull();
   });
+
+  it("deletes a stored blob once; a second delete or an unknown key answers false", async () => {
+    const key = await store.put(bytes, "image/png");
+    expect(await store.delete(key)).toBe(true);
+    expect(await store.open(key)).toBeNull();
+    expect(await store.delete(key)).toBe(false);
+    expect(await store.delete("../../etc/passwd")).toBe(false);
+  });
 });

@@ -59,6 +59,13 @@ export class LocalBlobStore implements BlobStore {
     return found ? { mimeType: found.mimeType, size: found.size } : null;
   }
 
+  async delete(key: string): Promise<boolean> {
+    const found = await this.find(key);
+    if (!found) return false;
+    await rm(found.file, { force: true });
+    return true;
+  }
+
   private async find(key: string) {
     const match = BLOB_KEY.exec(key);
     if (!match?.[1] || !match[2]) return null;
