@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import type { OperatorLists } from "./api/admin/admin-deps.js";
 import { adminKeyHashSource } from "./auth/admin-key.js";
 import type { Authenticator } from "./auth/authenticator.js";
 import type { BackgroundService } from "./background-service.js";
 import type { BlobStore } from "./blobs/blob-store.js";
-import { LocalBlobStore } from "./blobs/local-blob-store.js";
+import { openBlobStore } from "./blobs/open-blob-store.js";
 import type { Config } from "./config.js";
 import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
@@ -62,6 +61,8 @@ export interface GatewayServices {
   publicBaseUrl(): string;
   /** Stored copies of task results (and other task files), served under each family's `/files`. */
   taskFiles: BlobStore;
+  /** Generated images, served under `/v1/images/files`. */
+  imageFiles: BlobStore;
   /** Announces a change of operator data: local caches and other instances drop it. */
   announce(topic: ChangeTopic): Promise<void>;
   /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
@@ -151,7 +152,8 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     adminKeyHash: adminKeyHashSource(new Settings(store.db), config.adminKey, parts.adminKeyHash),
     instanceId,
     publicBaseUrl: () => (config.publicBaseUrl ?? parts.listenUrl()).replace(/\/+$/, ""),
-    taskFiles: new LocalBlobStore(path.join(config.dataDir, "blobs", "tasks")),
+    taskFiles: openBlobStore(config, "tasks"),
+    imageFiles: openBlobStore(config, "images"),
     announce,
     stopping: parts.stopping,
     addService: parts.addService,

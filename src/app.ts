@@ -6,6 +6,7 @@ import { registerSurfaces } from "./app-surfaces.js";
 import { resolveAdminKeyHash } from "./auth/admin-key.js";
 import { Authenticator } from "./auth/authenticator.js";
 import type { BackgroundService } from "./background-service.js";
+import { checkBlobStorage } from "./blobs/open-blob-store.js";
 import type { Config } from "./config.js";
 import { applyConfiguredCatalog } from "./config-file.js";
 import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
@@ -117,6 +118,8 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   };
   const unsubscribe = bus.subscribe(dropCaches);
 
+  // A bucket that cannot be reached stops the start here, not the first upload later.
+  await checkBlobStorage(config);
   const stopping = new AbortController();
   const ctx = buildServices({
     config,

@@ -110,6 +110,18 @@ export function defaultConfig(env: Env = process.env): Config {
       maxBytes: intFrom(env, "UPLOAD_MAX_BYTES", 50 * 1024 * 1024),
       fetchTimeoutMs: intFrom(env, "UPLOAD_FETCH_TIMEOUT_MS", 60_000),
     },
+    blobs: {
+      url: env.BLOB_URL || null,
+      downloads: (env.BLOB_DOWNLOADS || "proxy") as Config["blobs"]["downloads"],
+    },
+    s3: {
+      endpoint: env.S3_ENDPOINT || null,
+      region: env.S3_REGION || "us-east-1",
+      accessKeyId: env.S3_ACCESS_KEY_ID || null,
+      secretAccessKey: env.S3_SECRET_ACCESS_KEY || null,
+      // Services other than AWS mostly answer on one host, the bucket in the path.
+      forcePathStyle: boolFrom(env, "S3_FORCE_PATH_STYLE", Boolean(env.S3_ENDPOINT)),
+    },
     content: {
       defaultMaxOutputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS", 65_536),
       defaultMaxInputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_INPUT_TOKENS", 1_048_576),

@@ -175,6 +175,30 @@ export const ConfigSchema = Type.Object({
     /** Longest download of an UPLOAD's file (ms). */
     fetchTimeoutMs: Type.Integer({ minimum: 100 }),
   }),
+  /** Where stored files (images, task results, uploads) live and how they are downloaded. */
+  blobs: Type.Object({
+    /**
+     * `file://<folder>` or `s3://<bucket>/<optional prefix>` (checked by `blobLocation`); null
+     * means `file://<dataDir>/blobs`. Instances behind one load balancer share one bucket.
+     */
+    url: Type.Union([Type.String({ pattern: "^(file|s3)://" }), Type.Null()]),
+    /**
+     * `proxy`: the gateway streams the bytes (Range honoured). `redirect` (S3 only): the gateway
+     * answers 302 to a short-lived presigned URL of the bucket.
+     */
+    downloads: Type.Union([Type.Literal("proxy"), Type.Literal("redirect")]),
+  }),
+  /** The S3-compatible service of an `s3://` BLOB_URL. */
+  s3: Type.Object({
+    /** The service's URL (MinIO, R2, a local server); null: AWS itself, found from the region. */
+    endpoint: Type.Union([Type.String({ pattern: "^https?://[^\\s]+$", maxLength: 2000 }), Type.Null()]),
+    region: Type.String({ minLength: 1, maxLength: 100 }),
+    /** Secrets, from the environment only; both null: the SDK's own chain (AWS_* variables, roles). */
+    accessKeyId: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    secretAccessKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    /** `<endpoint>/<bucket>/<key>` rather than `<bucket>.<endpoint>/<key>` (most non-AWS services). */
+    forcePathStyle: Type.Boolean(),
+  }),
   content: Type.Object({
     /**
      * Limits assumed for a content model whose published limits the gateway does not know: the

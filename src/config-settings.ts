@@ -55,6 +55,11 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   "uploads.allowPrivateUrls": "UPLOAD_ALLOW_PRIVATE_URLS",
   "uploads.maxBytes": "UPLOAD_MAX_BYTES",
   "uploads.fetchTimeoutMs": "UPLOAD_FETCH_TIMEOUT_MS",
+  "blobs.url": "BLOB_URL",
+  "blobs.downloads": "BLOB_DOWNLOADS",
+  "s3.endpoint": "S3_ENDPOINT",
+  "s3.region": "S3_REGION",
+  "s3.forcePathStyle": "S3_FORCE_PATH_STYLE",
   "content.defaultMaxOutputTokens": "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS",
   "content.defaultMaxInputTokens": "CONTENT_DEFAULT_MAX_INPUT_TOKENS",
   "content.defaultMaxThinkingTokens": "CONTENT_DEFAULT_MAX_THINKING_TOKENS",
@@ -76,10 +81,15 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   metricsPublic: "METRICS_PUBLIC",
 };
 
-/** Settings read from the environment only: they hold secrets. */
+/**
+ * Settings read from the environment only: they hold secrets. Their values never appear in a
+ * message, even a wrong one.
+ */
 export const SECRET_SETTINGS: Readonly<Record<string, string>> = {
   databaseUrl: "DATABASE_URL",
   redisUrl: "REDIS_URL",
   adminKey: "ADMIN_KEY",
   metricsKey: "METRICS_KEY",
+  "s3.accessKeyId": "S3_ACCESS_KEY_ID",
+  "s3.secretAccessKey": "S3_SECRET_ACCESS_KEY",
 };

@@ -1,4 +1,5 @@
 import { Value, type ValueError } from "@sinclair/typebox/value";
+import { blobLocation } from "./config-blobs.js";
 import { defaultConfig } from "./config-defaults.js";
 import { ConfigError, type Env } from "./config-error.js";
 import { type ChannelSeed, type Config, ConfigSchema } from "./config-schema.js";
@@ -83,9 +84,8 @@ export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides):
   if (first) {
     const setting = settingName(first.path);
     // A secret's value never goes into a message, even a wrong one.
-    const got = /^(adminKey|metricsKey|databaseUrl|redisUrl)$|\.key$/.test(setting)
-      ? ""
-      : ` (got ${JSON.stringify(first.value)})`;
+    const got =
+      SECRET_SETTINGS[setting] !== undefined || /\.key$/.test(setting) ? "" : ` (got ${JSON.stringify(first.value)})`;
     const variable = ENV_OF_SETTING[setting] ?? SECRET_SETTINGS[setting];
     const named = variable ? `"${setting}" (${variable})` : `"${setting}"`;
     throw new ConfigError(`invalid setting ${named}: ${expected(setting, first)}${got}`);
@@ -119,5 +119,21 @@ export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides):
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(config.databaseUrl)) {
     throw new ConfigError('invalid setting "databaseUrl": must start with sqlite: or postgres://');
   }
+  checkBlobSettings(config);
   return config;
+}
+
+/**
+ * The blob location parses, and a bucket's credentials come as a pair. (Whether redirects have a
+ * bucket to point at is checked when the stores open: `openBlobStore`.)
+ */
+function checkBlobSettings(config: Config): void {
+  if (blobLocation(config.blobs.url, config.dataDir).kind !== "s3") return;
+  const { accessKeyId, secretAccessKey } = config.s3;
+  if ((accessKeyId === null) !== (secretAccessKey === null)) {
+    const missing = accessKeyId === null ? "S3_ACCESS_KEY_ID" : "S3_SECRET_ACCESS_KEY";
+    throw new ConfigError(
+      `invalid setting ${missing}: not set, while its pair is; set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY together, or neither for the SDK's own credentials`,
+    );
+  }
 }

@@ -1,6 +1,7 @@
 /**
- * Where stored files live: generated images and copies of task results. The local folder store is
- * the one built in; an S3-compatible bucket would implement the same interface when configured.
+ * Where stored files live: generated images and copies of task results. Two implementations: a
+ * local folder (`LocalBlobStore`) and an S3-compatible bucket (`S3BlobStore`) that several
+ * gateway instances share; `openBlobStore` picks one from `BLOB_URL`.
  */
 export interface BlobStore {
   /** Stores the bytes under a new unguessable key; answers the key (file name with extension). */
@@ -20,6 +21,12 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | null>;
   /** Removes a stored blob; answers whether it existed. A key that never existed is not an error. */
   delete(key: string): Promise<boolean>;
+  /**
+   * A short-lived URL a client may fetch the blob from without the gateway, when the store is set
+   * to hand downloads out that way (an S3 bucket with `BLOB_DOWNLOADS=redirect`); null when the
+   * gateway sends the bytes itself. It does not check that the key exists.
+   */
+  downloadUrl(key: string): Promise<string | null>;
 }
 
 export interface BlobInfo {

@@ -66,6 +66,11 @@ export class LocalBlobStore implements BlobStore {
     return true;
   }
 
+  /** A folder has no URL of its own: the gateway always sends the bytes. */
+  async downloadUrl(_key: string): Promise<string | null> {
+    return null;
+  }
+
   private async find(key: string) {
     const match = BLOB_KEY.exec(key);
     if (!match?.[1] || !match[2]) return null;

@@ -185,7 +185,11 @@ function valueAt(tree: unknown, setting: string): unknown {
 }
 
 /** Settings whose values obey rules beyond their schema's: a sample each rule accepts. */
-const SAMPLES: Record<string, string[]> = { databaseUrl: ["postgres://probe@db.example:5432/gateway"] };
+const SAMPLES: Record<string, string[]> = {
+  databaseUrl: ["postgres://probe@db.example:5432/gateway"],
+  "blobs.url": ["s3://probe-bucket/one", "file:///srv/probe-blobs"],
+  "blobs.downloads": ["redirect", "proxy"],
+};
 
 /**
  * Two values a setting accepts, as the environment writes them: the first differs from the

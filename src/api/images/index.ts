@@ -1,6 +1,5 @@
-import path from "node:path";
 import type { FastifyInstance } from "fastify";
-import { LocalBlobStore } from "../../blobs/local-blob-store.js";
+import type { BlobStore } from "../../blobs/blob-store.js";
 import { ByteBudget } from "../../net/byte-budget.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { installInputBounds } from "../input-bounds.js";
@@ -14,11 +13,14 @@ import { imageGenerationRoutes } from "./generations.js";
  * OpenAI-compatible images surface under /v1 (OpenAI error shape): generation behind a Bearer
  * token, and the stored images, served without credentials at unguessable paths.
  */
-export async function imageRoutes(app: FastifyInstance, opts: { deps: ImageSurfaceDeps }) {
+export async function imageRoutes(
+  app: FastifyInstance,
+  opts: { deps: ImageSurfaceDeps & { /** Where generated images are stored. */ imageFiles: BlobStore } },
+) {
   installSurface(app, errorShapeOf(app.prefix));
   const { deps } = opts;
   installInputBounds(app, deps.config.bodies.images);
-  const blobs = new LocalBlobStore(path.join(deps.config.dataDir, "blobs", "images"));
+  const blobs = deps.imageFiles;
   const guarded = new GuardedFetcher({ allowPrivate: deps.config.images.allowPrivateUrls });
   const trusted = new GuardedFetcher({ allowPrivate: true });
   app.addHook("onClose", async () => {

@@ -1,0 +1,62 @@
+import { Readable } from "node:stream";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { BlobStore } from "../blobs/blob-store.js";
+import { GatewayError } from "../core/errors.js";
+import { parseByteRange } from "./byte-range.js";
+
+/**
+ * Answers a GET or HEAD of a stored blob under its unguessable key. When the store hands out
+ * download URLs (an S3 bucket with BLOB_DOWNLOADS=redirect), a 302 to a short-lived presigned
+ * URL; otherwise the bytes, whole (200) or the part a `Range` header asks for (206, or 416 past
+ * the end), with their type, cacheable for good. An unknown key is a 404 with `notFound`.
+ */
+export async function sendBlob(
+  store: BlobStore,
+  key: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  notFound: string,
+): Promise<FastifyReply> {
+  const header = request.headers.range;
+  const redirect = await store.downloadUrl(key);
+  // A plain GET from a proxying store reads the object once; anything else asks its size first.
+  if (!header && redirect === null && request.method === "GET") {
+    const blob = await store.open(key);
+    if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", notFound);
+    return stored(reply, blob.mimeType).header("content-length", String(blob.size)).send(blob.stream);
+  }
+  const info = await store.stat(key);
+  if (!info) throw new GatewayError("GW_ERR_NOT_FOUND", notFound);
+  if (redirect !== null) {
+    // The presigned URL expires: the answer may not be cached.
+    return reply.status(302).header("location", redirect).header("cache-control", "no-store").send();
+  }
+  const range = parseByteRange(header, info.size);
+  if (range === "unsatisfiable") {
+    return reply.status(416).header("accept-ranges", "bytes").header("content-range", `bytes */${info.size}`).send();
+  }
+  stored(reply, info.mimeType);
+  if (request.method === "HEAD") {
+    // The headers alone: an empty body keeps the lengths set here, and nothing is read from the store.
+    const length = range ? range.end - range.start + 1 : info.size;
+    if (range) reply.status(206).header("content-range", `bytes ${range.start}-${range.end}/${info.size}`);
+    return reply.header("content-length", String(length)).send(Readable.from([]));
+  }
+  const blob = await store.open(key, range ?? undefined);
+  if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", notFound);
+  if (range === null) return reply.header("content-length", String(blob.size)).send(blob.stream);
+  return reply
+    .status(206)
+    .header("content-range", `bytes ${range.start}-${range.end}/${blob.size}`)
+    .header("content-length", String(range.end - range.start + 1))
+    .send(blob.stream);
+}
+
+/** The headers of every answer carrying a blob's bytes. */
+function stored(reply: FastifyReply, mimeType: string): FastifyReply {
+  return reply
+    .header("accept-ranges", "bytes")
+    .header("content-type", mimeType)
+    .header("cache-control", "public, max-age=31536000, immutable")
+    .header("x-content-type-options", "nosniff");
+}

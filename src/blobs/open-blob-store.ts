@@ -1,0 +1,81 @@
+import path from "node:path";
+import { HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import type { Config } from "../config.js";
+import { blobLocation } from "../config-blobs.js";
+import { ConfigError } from "../config-error.js";
+import type { BlobStore } from "./blob-store.js";
+import { LocalBlobStore } from "./local-blob-store.js";
+import { S3BlobStore } from "./s3-blob-store.js";
+import { explainBucketFailure } from "./s3-startup-errors.js";
+
+/** The settings the blob stores are opened from. */
+export type BlobSettings = Pick<Config, "dataDir" | "blobs" | "s3">;
+
+/** How long a presigned download URL of `BLOB_DOWNLOADS=redirect` stays valid. */
+export const REDIRECT_SECONDS = 300;
+
+/** How long the start-up check of the bucket may take. */
+const CHECK_TIMEOUT_MS = 10_000;
+
+/** One client per configuration: every area of one gateway shares its connections. */
+const clients = new WeakMap<BlobSettings["s3"], S3Client>();
+
+function clientFor(s3: BlobSettings["s3"]): S3Client {
+  let client = clients.get(s3);
+  if (!client) {
+    client = new S3Client({
+      region: s3.region,
+      endpoint: s3.endpoint ?? undefined,
+      forcePathStyle: s3.forcePathStyle,
+      credentials:
+        s3.accessKeyId && s3.secretAccessKey
+          ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }
+          : undefined,
+      // Checksums only where S3 requires them: many compatible services refuse the newer ones.
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
+    clients.set(s3, client);
+  }
+  return client;
+}
+
+/**
+ * The blob store of one area (`tasks`, `images`, `videos`, ...): the folder `<folder>/<area>` of
+ * a `file://` BLOB_URL, or the objects `<prefix>/<area>/<key>` of an `s3://` one. Throws a
+ * ConfigError when BLOB_DOWNLOADS=redirect has no bucket to redirect to.
+ */
+export function openBlobStore(config: BlobSettings, area: string): BlobStore {
+  const location = blobLocation(config.blobs.url, config.dataDir);
+  if (location.kind === "file") {
+    if (config.blobs.downloads === "redirect") {
+      throw new ConfigError(
+        'invalid setting "blobs.downloads" (BLOB_DOWNLOADS): redirect needs an s3:// BLOB_URL (a folder has no URL to send clients to); use proxy',
+      );
+    }
+    return new LocalBlobStore(path.join(location.folder, area));
+  }
+  return new S3BlobStore({
+    client: clientFor(config.s3),
+    bucket: location.bucket,
+    prefix: location.prefix,
+    area,
+    redirectSeconds: config.blobs.downloads === "redirect" ? REDIRECT_SECONDS : undefined,
+  });
+}
+
+/**
+ * At start: an `s3://` BLOB_URL's bucket answers with these credentials, or start stops with a
+ * StartupError naming what to fix. A folder needs no check (it is created on first write).
+ */
+export async function checkBlobStorage(config: BlobSettings): Promise<void> {
+  const location = blobLocation(config.blobs.url, config.dataDir);
+  if (location.kind !== "s3") return;
+  try {
+    await clientFor(config.s3).send(new HeadBucketCommand({ Bucket: location.bucket }), {
+      abortSignal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
+    });
+  } catch (err) {
+    throw explainBucketFailure(err, location.bucket, config.s3.endpoint);
+  }
+}
