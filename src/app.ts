@@ -71,6 +71,8 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     config.databaseUrl.startsWith("sqlite:")
       ? explainSqliteFailure(err, config)
       : explainPostgresFailure(err, config.databaseUrl);
+  // A bucket that cannot be reached stops the start here, not the first upload later.
+  await checkBlobStorage(config);
   // On SQLite this process becomes the file's only owner; a second gateway is refused here.
   const store = await startupStep(
     () => openStore(config.databaseUrl, { owner: true, busyTimeoutMs: config.sqliteBusyTimeoutMs }),
@@ -118,8 +120,6 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   };
   const unsubscribe = bus.subscribe(dropCaches);
 
-  // A bucket that cannot be reached stops the start here, not the first upload later.
-  await checkBlobStorage(config);
   const stopping = new AbortController();
   const ctx = buildServices({
     config,

@@ -181,7 +181,7 @@ export const ConfigSchema = Type.Object({
      * `file://<folder>` or `s3://<bucket>/<optional prefix>` (checked by `blobLocation`); null
      * means `file://<dataDir>/blobs`. Instances behind one load balancer share one bucket.
      */
-    url: Type.Union([Type.String({ pattern: "^(file|s3)://" }), Type.Null()]),
+    url: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()]),
     /**
      * `proxy`: the gateway streams the bytes (Range honoured). `redirect` (S3 only): the gateway
      * answers 302 to a short-lived presigned URL of the bucket.

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import type { Config } from "../config.js";
-import { blobLocation } from "../config-blobs.js";
+import { type BlobLocation, blobLocation } from "../config-blobs.js";
 import { ConfigError } from "../config-error.js";
 import type { BlobStore } from "./blob-store.js";
 import { LocalBlobStore } from "./local-blob-store.js";
@@ -40,21 +40,25 @@ function clientFor(s3: BlobSettings["s3"]): S3Client {
   return client;
 }
 
+/** Where the stores are; redirects need a bucket to send clients to. */
+function locate(config: BlobSettings): BlobLocation {
+  const location = blobLocation(config.blobs.url, config.dataDir);
+  if (location.kind === "file" && config.blobs.downloads === "redirect") {
+    throw new ConfigError(
+      'invalid setting "blobs.downloads" (BLOB_DOWNLOADS): redirect needs an s3:// BLOB_URL (a folder has no URL to send clients to); use proxy',
+    );
+  }
+  return location;
+}
+
 /**
  * The blob store of one area (`tasks`, `images`, `videos`, ...): the folder `<folder>/<area>` of
  * a `file://` BLOB_URL, or the objects `<prefix>/<area>/<key>` of an `s3://` one. Throws a
  * ConfigError when BLOB_DOWNLOADS=redirect has no bucket to redirect to.
  */
 export function openBlobStore(config: BlobSettings, area: string): BlobStore {
-  const location = blobLocation(config.blobs.url, config.dataDir);
-  if (location.kind === "file") {
-    if (config.blobs.downloads === "redirect") {
-      throw new ConfigError(
-        'invalid setting "blobs.downloads" (BLOB_DOWNLOADS): redirect needs an s3:// BLOB_URL (a folder has no URL to send clients to); use proxy',
-      );
-    }
-    return new LocalBlobStore(path.join(location.folder, area));
-  }
+  const location = locate(config);
+  if (location.kind === "file") return new LocalBlobStore(path.join(location.folder, area));
   return new S3BlobStore({
     client: clientFor(config.s3),
     bucket: location.bucket,
@@ -65,11 +69,11 @@ export function openBlobStore(config: BlobSettings, area: string): BlobStore {
 }
 
 /**
- * At start: an `s3://` BLOB_URL's bucket answers with these credentials, or start stops with a
+ * At start: BLOB_DOWNLOADS=redirect has a bucket (else a ConfigError), and an `s3://` BLOB_URL's bucket answers with these credentials, or start stops with a
  * StartupError naming what to fix. A folder needs no check (it is created on first write).
  */
 export async function checkBlobStorage(config: BlobSettings): Promise<void> {
-  const location = blobLocation(config.blobs.url, config.dataDir);
+  const location = locate(config);
   if (location.kind !== "s3") return;
   try {
     await clientFor(config.s3).send(new HeadBucketCommand({ Bucket: location.bucket }), {
