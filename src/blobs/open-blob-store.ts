@@ -1,11 +1,11 @@
 import path from "node:path";
-import { HeadBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import type { S3Client } from "@aws-sdk/client-s3";
 import type { Config } from "../config.js";
 import { type BlobLocation, blobLocation } from "../config-blobs.js";
 import { ConfigError } from "../config-error.js";
 import type { BlobStore } from "./blob-store.js";
+import { DeferredBlobStore } from "./deferred-blob-store.js";
 import { LocalBlobStore } from "./local-blob-store.js";
-import { S3BlobStore } from "./s3-blob-store.js";
 import { explainBucketFailure } from "./s3-startup-errors.js";
 
 /** The settings the blob stores are opened from. */
@@ -17,24 +17,16 @@ export const REDIRECT_SECONDS = 300;
 /** How long the start-up check of the bucket may take. */
 const CHECK_TIMEOUT_MS = 10_000;
 
-/** One client per configuration: every area of one gateway shares its connections. */
-const clients = new WeakMap<BlobSettings["s3"], S3Client>();
+/** The S3 parts, loaded by the first gateway of the process that uses a bucket. */
+const loadS3 = () => Promise.all([import("./s3-client.js"), import("./s3-blob-store.js")]);
 
-function clientFor(s3: BlobSettings["s3"]): S3Client {
+/** One client per configuration: every area of one gateway shares its connections. */
+const clients = new WeakMap<BlobSettings["s3"], Promise<S3Client>>();
+
+function clientFor(s3: BlobSettings["s3"]): Promise<S3Client> {
   let client = clients.get(s3);
   if (!client) {
-    client = new S3Client({
-      region: s3.region,
-      endpoint: s3.endpoint ?? undefined,
-      forcePathStyle: s3.forcePathStyle,
-      credentials:
-        s3.accessKeyId && s3.secretAccessKey
-          ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }
-          : undefined,
-      // Checksums only where S3 requires them: many compatible services refuse the newer ones.
-      requestChecksumCalculation: "WHEN_REQUIRED",
-      responseChecksumValidation: "WHEN_REQUIRED",
-    });
+    client = loadS3().then(([{ createS3Client }]) => createS3Client(s3));
     clients.set(s3, client);
   }
   return client;
@@ -59,26 +51,25 @@ function locate(config: BlobSettings): BlobLocation {
 export function openBlobStore(config: BlobSettings, area: string): BlobStore {
   const location = locate(config);
   if (location.kind === "file") return new LocalBlobStore(path.join(location.folder, area));
-  return new S3BlobStore({
-    client: clientFor(config.s3),
-    bucket: location.bucket,
-    prefix: location.prefix,
-    area,
-    redirectSeconds: config.blobs.downloads === "redirect" ? REDIRECT_SECONDS : undefined,
+  const redirectSeconds = config.blobs.downloads === "redirect" ? REDIRECT_SECONDS : undefined;
+  return new DeferredBlobStore(async () => {
+    const [, { S3BlobStore }] = await loadS3();
+    const client = await clientFor(config.s3);
+    return new S3BlobStore({ client, bucket: location.bucket, prefix: location.prefix, area, redirectSeconds });
   });
 }
 
 /**
- * At start: BLOB_DOWNLOADS=redirect has a bucket (else a ConfigError), and an `s3://` BLOB_URL's bucket answers with these credentials, or start stops with a
- * StartupError naming what to fix. A folder needs no check (it is created on first write).
+ * At start: BLOB_DOWNLOADS=redirect has a bucket (else a ConfigError), and an `s3://` BLOB_URL's
+ * bucket answers to these credentials (else a StartupError naming what to fix). A folder needs no
+ * check: it is created on the first write.
  */
 export async function checkBlobStorage(config: BlobSettings): Promise<void> {
   const location = locate(config);
   if (location.kind !== "s3") return;
+  const [{ headBucket }] = await loadS3();
   try {
-    await clientFor(config.s3).send(new HeadBucketCommand({ Bucket: location.bucket }), {
-      abortSignal: AbortSignal.timeout(CHECK_TIMEOUT_MS),
-    });
+    await headBucket(await clientFor(config.s3), location.bucket, CHECK_TIMEOUT_MS);
   } catch (err) {
     throw explainBucketFailure(err, location.bucket, config.s3.endpoint);
   }
