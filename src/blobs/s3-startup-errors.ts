@@ -45,6 +45,14 @@ export function explainBucketFailure(err: unknown, bucket: string, endpoint: str
       options,
     );
   }
+  if (status === 301 || /PermanentRedirect/.test(names)) {
+    return new StartupError(
+      "S3_REGION",
+      `bucket "${bucket}" at ${where} lives in another region than the one the gateway asked`,
+      "set S3_REGION to the bucket's region",
+      options,
+    );
+  }
   if (/CredentialsProviderError/.test(names)) {
     return new StartupError(
       "S3_ACCESS_KEY_ID",
