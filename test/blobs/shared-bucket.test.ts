@@ -179,3 +179,41 @@ describe.skipIf(!HAS_PG)("two instances sharing one bucket and one PostgreSQL", 
     for (const text of [...logs, ...notRedirects]) expect(text).not.toContain(bucket.accessKeyId);
   });
 });
+
+describe("two instances with stores of their own sharing one bucket", () => {
+  let bucket: TestBucket;
+  let sim: Simulator;
+  let a: TestGateway;
+  let b: TestGateway;
+  beforeAll(async () => {
+    bucket = await startTestBucket();
+    sim = await startSimulator({ seed: 12 });
+    a = await startTestGateway("sqlite", { logLevel: "warn", ...bucket.settings() });
+    b = await startTestGateway("sqlite", { logLevel: "warn", ...bucket.settings() });
+    await a.createChannel({ type: "gemini", baseUrl: sim.url, models: ["image-model"] });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await sim?.close();
+    await bucket?.close();
+  });
+
+  it("serves from B an image stored by A: file URLs need nothing but the bucket", async () => {
+    const { key } = await a.createUser();
+    const res = await fetch(`${a.url}/v1/images/generations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "image-model", prompt: "a windmill", response_format: "url" }),
+    });
+    expect(res.status).toBe(200);
+    const url = ((await res.json()) as { data: { url: string }[] }).data[0]?.url as string;
+    const fromA = await get(url);
+    const fromB = await get(on(b, url, a));
+    expect(fromB.status).toBe(200);
+    expect(fromB.bytes.equals(fromA.bytes)).toBe(true);
+    const part = await get(on(b, url, a), { range: "bytes=0-7" });
+    expect(part.status).toBe(206);
+    expect(part.bytes.equals(fromA.bytes.subarray(0, 8))).toBe(true);
+  });
+});
