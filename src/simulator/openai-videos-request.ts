@@ -29,6 +29,11 @@ export function openAiError(
   return { error: { message, type, param, code } };
 }
 
+/** The 404 of an id the API does not know (or no longer keeps). */
+export function videoNotFound(id: string): OpenAiErrorBody {
+  return openAiError(`Video with id '${id}' not found.`, "invalid_request_error", null, "not_found");
+}
+
 /** The reference a create carried: an uploaded file, or a URL (or file id) to one. */
 export type VideoReference =
   | { kind: "file"; contentType: string; filename: string; bytes: Buffer }

@@ -1,12 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import {
-  byteRange,
-  simVideoFile,
-  trickle,
-  VARIANT_TYPES,
-  VIDEO_VARIANTS,
-  type VideoVariant,
-} from "./openai-videos-content.js";
+import { type VideoDownload, videoContentRoutes } from "./openai-videos-download.js";
 import { advanceVideo, forgotten, planVideo, type SimVideo, videoId, videoObject } from "./openai-videos-lifecycle.js";
 import {
   checkCreate,
@@ -15,24 +8,27 @@ import {
   readJson,
   readMultipart,
   type VideoCreateRequest,
+  videoNotFound,
 } from "./openai-videos-request.js";
 import type { SimulatorState } from "./state.js";
 import { bearerAccepted, simDelay } from "./task-relay.js";
 
+export type { VideoDownload } from "./openai-videos-download.js";
 export type { VideoObject } from "./openai-videos-lifecycle.js";
 export type { OpenAiVideosReceived, VideoReference } from "./openai-videos-request.js";
 
-const notFound = (reply: FastifyReply, id: string) =>
-  reply.status(404).send(openAiError(`Video with id '${id}' not found.`, "invalid_request_error", null, "not_found"));
+const notFound = (reply: FastifyReply, id: string) => reply.status(404).send(videoNotFound(id));
 
 /**
  * The `openai-videos` protocol (the OpenAI Videos API) under `/v1/videos`: create (JSON or
  * multipart), retrieve (each retrieve moves a video one step on), content (a real MP4, a PNG
- * thumbnail and spritesheet; ranges on all), remix, list and delete.
+ * thumbnail and spritesheet; ranges on all), remix, list and delete; and, for a test run,
+ * `GET /simulator/videos/downloads` (read-only): each content download, begun and ended.
  */
 export async function openAiVideosSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
   const { state } = opts;
   const videos = new Map<string, SimVideo>();
+  const downloads: VideoDownload[] = [];
   const o = () => state.options.videos ?? {};
 
   app.addContentTypeParser("multipart/form-data", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
@@ -149,44 +145,7 @@ export async function openAiVideosSimulator(app: FastifyInstance, opts: { state:
     return videoObject(video, o());
   });
 
-  app.get<{ Params: { id: string }; Querystring: { variant?: string } }>(
-    "/v1/videos/:id/content",
-    async (request, reply) => {
-      record(request, null);
-      const variant = request.query.variant ?? "video";
-      if (!VIDEO_VARIANTS.includes(variant as VideoVariant)) {
-        return reply
-          .status(400)
-          .send(
-            openAiError(
-              `Invalid value: '${variant}'. Supported values are: 'video', 'thumbnail', and 'spritesheet'.`,
-              "invalid_request_error",
-              "variant",
-              "invalid_value",
-            ),
-          );
-      }
-      const video = live(request.params.id);
-      if (!video) return notFound(reply, request.params.id);
-      if (video.finishedAt === null || video.ends !== "completed") {
-        const why = video.finishedAt === null ? "is not ready yet" : "failed and has no content";
-        return reply.status(400).send(openAiError(`Video ${video.id} ${why}.`));
-      }
-      const bytes = simVideoFile(video, variant as VideoVariant);
-      const range = byteRange(request.headers.range, bytes.length);
-      if (range === "unsatisfiable") {
-        return reply
-          .status(416)
-          .header("content-range", `bytes */${bytes.length}`)
-          .send(openAiError("Range Not Satisfiable"));
-      }
-      reply.header("content-type", VARIANT_TYPES[variant as VideoVariant]).header("accept-ranges", "bytes");
-      const body = range ? bytes.subarray(range.start, range.end + 1) : bytes;
-      if (range) reply.status(206).header("content-range", `bytes ${range.start}-${range.end}/${bytes.length}`);
-      reply.header("content-length", body.length);
-      return reply.send(video.slowContent ? trickle(body, o().slowContentMs ?? 3000) : body);
-    },
-  );
+  await videoContentRoutes(app, { state, live, record, downloads });
 
   app.post<{ Params: { id: string } }>("/v1/videos/:id/remix", async (request, reply) => {
     const { fields } = readJson(request.body);

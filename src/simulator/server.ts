@@ -41,7 +41,8 @@ export function seededRandom(seed: number): () => number {
 
 /** Starts a local upstream that speaks every upstream protocol of the gateway. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const app = Fastify({ logger: false, bodyLimit: 256 * 1024 * 1024 });
+  // Closing drops every connection at once: a client that stopped reading a slow download must not hold it open.
+  const app = Fastify({ logger: false, bodyLimit: 256 * 1024 * 1024, forceCloseConnections: true });
   const received: ReceivedRequest[] = [];
   let url = "";
   const usage = new UsageLog();

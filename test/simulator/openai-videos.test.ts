@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import type { OpenAiVideosReceived } from "../../src/simulator/openai-videos.js";
+import type { OpenAiVideosReceived, VideoDownload } from "../../src/simulator/openai-videos.js";
 import { simVideoFile } from "../../src/simulator/openai-videos-content.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { readPng } from "../images/harness.js";
@@ -231,6 +231,28 @@ describe("the simulated OpenAI Videos API's faults", () => {
     expect(pieces.length).toBeGreaterThan(1);
     const whole = simVideoFile({ prompt: "slow one [slowcontent]", seconds: "4", size: "720x1280" }, "video");
     expect(Buffer.concat(pieces).equals(whole)).toBe(true);
+  });
+
+  it("logs each content download while it runs, and one its client cut as ended incomplete", async () => {
+    const { sim, client } = await start({ videos: { stepsToComplete: 1, slowContentMs: 2000 } });
+    const { id } = await client.videos.create({ prompt: "cut short [slowcontent]" });
+    await client.videos.retrieve(id);
+    const log = async () =>
+      ((await (await fetch(`${sim.url}/simulator/videos/downloads`)).json()) as { downloads: VideoDownload[] })
+        .downloads;
+    const controller = new AbortController();
+    const res = await fetch(`${sim.url}/v1/videos/${id}/content`, { headers: AUTH, signal: controller.signal });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    expect(await log()).toMatchObject([{ videoId: id, variant: "video", range: null, endedAt: null, complete: false }]);
+    controller.abort();
+    let entry = (await log())[0];
+    for (let i = 0; i < 100 && entry?.endedAt === null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      entry = (await log())[0];
+    }
+    expect(entry).toMatchObject({ complete: false });
+    expect(entry?.endedAt).not.toBeNull();
   });
 
   it("decides the same ids and outcomes under the same seed", async () => {
