@@ -9,7 +9,6 @@ import {
 } from "./openai-videos-content.js";
 import type { SimVideo } from "./openai-videos-lifecycle.js";
 import { openAiError, videoNotFound } from "./openai-videos-request.js";
-import type { SimulatorState } from "./state.js";
 
 /** One content download the simulator answered: when it began, and whether (and when) it ended. */
 export interface VideoDownload {
@@ -35,13 +34,12 @@ const DOWNLOAD_LOG_LIMIT = 10_000;
 export async function videoContentRoutes(
   app: FastifyInstance,
   opts: {
-    state: SimulatorState;
     live(id: string): SimVideo | null;
     record(request: FastifyRequest, body: unknown): unknown;
     downloads: VideoDownload[];
   },
 ) {
-  const { state, live, record, downloads } = opts;
+  const { live, record, downloads } = opts;
 
   app.get("/simulator/videos/downloads", async () => ({ downloads }));
 
@@ -89,8 +87,7 @@ export async function videoContentRoutes(
       const body = range ? bytes.subarray(range.start, range.end + 1) : bytes;
       if (range) reply.status(206).header("content-range", `bytes ${range.start}-${range.end}/${bytes.length}`);
       reply.header("content-length", body.length);
-      const slowMs = state.options.videos?.slowContentMs ?? 3000;
-      return reply.send(video.slowContent ? trickle(body, slowMs) : body);
+      return reply.send(video.slowContentMs === null ? body : trickle(body, video.slowContentMs));
     },
   );
 }

@@ -17,7 +17,8 @@ export interface SimVideo {
   ends: "completed" | "failed";
   /** Retrieves still to be answered 500 (Infinity: all of them). */
   pollErrors: number;
-  slowContent: boolean;
+  /** How long its content takes to trickle out (ms), or null: at once. */
+  slowContentMs: number | null;
   /** Retrieves answered so far. */
   polls: number;
   /** When it reached its end (ms), once it has. */
@@ -45,6 +46,7 @@ export interface VideoObject {
 export function planVideo(prompt: string, options: VideosSimOptions, random: () => number) {
   const forced = options.outcome;
   const pollCount = /\[poll500=(\d+)\]/.exec(prompt)?.[1];
+  const slowMs = /\[slowcontent=(\d+)\]/.exec(prompt)?.[1];
   const drawn = {
     createError: random() < (options.createErrorRate ?? 0),
     rateLimited: random() < (options.rateLimitRate ?? 0),
@@ -66,7 +68,12 @@ export function planVideo(prompt: string, options: VideosSimOptions, random: () 
         : prompt.includes("[poll500]") || forced === "poll-500"
           ? Number.POSITIVE_INFINITY
           : 0,
-    slowContent: prompt.includes("[slowcontent]") || drawn.slow,
+    slowContentMs:
+      slowMs !== undefined
+        ? Number(slowMs)
+        : prompt.includes("[slowcontent]") || drawn.slow
+          ? (options.slowContentMs ?? 3000)
+          : null,
   };
 }
 

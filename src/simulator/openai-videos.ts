@@ -76,7 +76,7 @@ export async function openAiVideosSimulator(app: FastifyInstance, opts: { state:
       remixedFrom,
       ends: plan.ends,
       pollErrors: plan.pollErrors,
-      slowContent: plan.slowContent,
+      slowContentMs: plan.slowContentMs,
       polls: 0,
       finishedAt: null,
     };
@@ -145,7 +145,7 @@ export async function openAiVideosSimulator(app: FastifyInstance, opts: { state:
     return videoObject(video, o());
   });
 
-  await videoContentRoutes(app, { state, live, record, downloads });
+  await videoContentRoutes(app, { live, record, downloads });
 
   app.post<{ Params: { id: string } }>("/v1/videos/:id/remix", async (request, reply) => {
     const { fields } = readJson(request.body);

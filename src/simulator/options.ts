@@ -114,7 +114,7 @@ export type OpenAiVideosOutcome = "completed" | "failed" | "create-500" | "creat
  * an outcome for one video: `[fail]` (ends failed, a moderation-like error), `[error500]` and
  * `[error429]` (the create is answered 500 or 429), `[poll500]` (every retrieve answers 500),
  * `[poll500=N]` (the first N retrieves do), `[slowcontent]` (its content trickles out over
- * `slowContentMs`).
+ * `slowContentMs`), `[slowcontent=MS]` (over MS milliseconds).
  */
 export interface VideosSimOptions {
   outcome?: OpenAiVideosOutcome;

@@ -234,8 +234,8 @@ describe("the simulated OpenAI Videos API's faults", () => {
   });
 
   it("logs each content download while it runs, and one its client cut as ended incomplete", async () => {
-    const { sim, client } = await start({ videos: { stepsToComplete: 1, slowContentMs: 2000 } });
-    const { id } = await client.videos.create({ prompt: "cut short [slowcontent]" });
+    const { sim, client } = await start({ videos: { stepsToComplete: 1 } });
+    const { id } = await client.videos.create({ prompt: "cut short [slowcontent=2000]" });
     await client.videos.retrieve(id);
     const log = async () =>
       ((await (await fetch(`${sim.url}/simulator/videos/downloads`)).json()) as { downloads: VideoDownload[] })
