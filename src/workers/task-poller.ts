@@ -236,8 +236,9 @@ export class TaskPoller implements BackgroundService {
     const { store, log, instanceId } = this.deps;
     switch (decision.kind) {
       case "succeed": {
+        const withKey = channel ? this.deps.upstreams(channel.type)?.resultsNeedKey : undefined;
         const stored = channel
-          ? await storeResultFiles(decision.clips, t.platform, channel, this.deps.results)
+          ? await storeResultFiles(decision.clips, t.platform, channel, this.deps.results, { withKey })
           : { kind: "failed" as const, lasting: false, reason: "the task's channel is unknown" };
         if (stored.kind === "stored") {
           await store.succeed(t, t.status, stored.clips, decision.upstreamStatus, decision.model);

@@ -3,7 +3,7 @@ import type { Clip } from "./clips.js";
 import { type PollClock, type PolledRecord, pollOutcome, type Transition } from "./poll-outcome.js";
 
 /** The clip fields holding result files the gateway hands out as its own stored copies. */
-export const RESULT_FIELDS = ["audio_url", "video_url", "image_url"] as const;
+export const RESULT_FIELDS = ["audio_url", "video_url", "image_url", "spritesheet_url"] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 
 /** One result file an upstream handed out for a task. */
@@ -12,6 +12,8 @@ export interface ResultFile {
   family: string;
   field: ResultField;
   url: string;
+  /** The file sits behind the channel's key at the channel's own address (see TaskUpstream.resultsNeedKey). */
+  withKey?: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export async function storeResultFiles(
   family: string,
   channel: Channel,
   copier: ResultCopierPort,
+  options: { withKey?: boolean } = {},
 ): Promise<StoredResults> {
   const copies = new Map<string, string>();
   const stored: Clip[] = [];
@@ -65,7 +68,7 @@ export async function storeResultFiles(
       let copy = copies.get(url);
       if (copy === undefined) {
         try {
-          copy = await copier.copy({ family, field, url }, channel);
+          copy = await copier.copy({ family, field, url, withKey: options.withKey }, channel);
         } catch (err) {
           const lasting = err instanceof ResultCopyError && err.lasting;
           return { kind: "failed", lasting, reason: (err as Error).message };
