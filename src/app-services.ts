@@ -62,6 +62,8 @@ export interface GatewayServices {
   publicBaseUrl(): string;
   /** Stored copies of task results (and other task files), served under each family's `/files`. */
   taskFiles: BlobStore;
+  /** Stored copies of completed videos (video, thumbnail, spritesheet), served by the videos' content route. */
+  videoFiles: BlobStore;
   /** Announces a change of operator data: local caches and other instances drop it. */
   announce(topic: ChangeTopic): Promise<void>;
   /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
@@ -152,6 +154,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     instanceId,
     publicBaseUrl: () => (config.publicBaseUrl ?? parts.listenUrl()).replace(/\/+$/, ""),
     taskFiles: new LocalBlobStore(path.join(config.dataDir, "blobs", "tasks")),
+    videoFiles: new LocalBlobStore(path.join(config.dataDir, "blobs", "videos")),
     announce,
     stopping: parts.stopping,
     addService: parts.addService,
