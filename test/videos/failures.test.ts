@@ -99,6 +99,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       notImage.append("prompt", "not an image");
       notImage.append("input_reference", new Blob([Buffer.from("hello")], { type: "image/png" }), "r.png");
       cases.push([post(env, user.key, "/v1/videos", notImage), "input_reference"]);
+      const nul = new FormData();
+      nul.append("prompt", "a \u0000 in the prompt");
+      cases.push([post(env, user.key, "/v1/videos", nul), "prompt"]);
       for (const [answer, param] of cases) {
         const res = await answer;
         expect(res.status, JSON.stringify(res.body)).toBe(400);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../../core/errors.js";
+import { findUnacceptableText } from "../input-bounds.js";
 
 /** A file field of a form: what it is (fingerprinted), its bytes beside (not enumerable). */
 export interface FormFile {
@@ -40,6 +41,9 @@ export async function readForm(body: Buffer, contentType: string): Promise<Recor
   }
   const out: Record<string, unknown> = {};
   for (const [name, value] of form.entries()) {
+    if (name.includes("__proto__")) {
+      throw new GatewayError("GW_ERR_VALIDATION", `${name} is a forbidden field name.`, { param: name });
+    }
     const parsed = typeof value === "string" ? value : await formFile(value as File);
     const nested = /^([^[\]]+)\[([^[\]]+)\]$/.exec(name);
     if (nested?.[1] && nested[2]) {
@@ -58,7 +62,13 @@ export async function readForm(body: Buffer, contentType: string): Promise<Recor
 export function acceptMultipart(app: FastifyInstance, maxBytes: number): void {
   app.addContentTypeParser("multipart/form-data", { parseAs: "buffer", bodyLimit: maxBytes }, (request, body, done) => {
     readForm(body as Buffer, String(request.headers["content-type"]))
-      .then((value) => done(null, value))
+      .then((value) => {
+        // The same refusals as a JSON body's: text no store can hold, named by its field.
+        const found = findUnacceptableText(value, "");
+        if (!found) return done(null, value);
+        const param = found.field.replace(/^\./, "");
+        done(new GatewayError("GW_ERR_VALIDATION", `${param} ${found.reason}.`, { param }));
+      })
       .catch((err: Error) => done(err));
   });
 }
