@@ -85,7 +85,7 @@ export async function videoRoutes(app: FastifyInstance, opts: { deps: VideoSurfa
   app.addHook("onClose", async () => deps.close());
 
   app.post(
-    "/",
+    "",
     {
       schema: {
         summary: "Create a video (JSON, or multipart with an input_reference image file)",
@@ -159,7 +159,7 @@ export async function videoRoutes(app: FastifyInstance, opts: { deps: VideoSurfa
   );
 
   app.get(
-    "/",
+    "",
     { schema: { summary: "List your videos", querystring: VideoListQuery, response: { 200: VideoListSchema } } },
     async (request) => {
       const q = request.query as { after?: string; limit?: string; order?: "asc" | "desc" };
