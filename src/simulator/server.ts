@@ -11,7 +11,7 @@ import type { ReceivedRequest, SimulatorState } from "./state.js";
 import { taskRelaySimulator } from "./task-relay.js";
 import { UsageLog, usageLogRoute } from "./usage-log.js";
 
-export type { OpenAiVideosReceived, VideoObject, VideoReference } from "./openai-videos.js";
+export type { OpenAiVideosReceived, VideoDownload, VideoObject, VideoReference } from "./openai-videos.js";
 export type * from "./options.js";
 export type { GeminiSimRequest, ReceivedRequest, SimulatorState } from "./state.js";
 export type { ReportedUsage, UsageRecord } from "./usage-log.js";
