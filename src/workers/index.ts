@@ -62,6 +62,11 @@ export function registerTaskServices(parts: TaskWorkerParts, tasks: TaskStore): 
   const results: ResultCopierPort = {
     isStored: (url) => taskCopier.isStored(url),
     copy: (file, channel) => (file.family === "video" ? videoCopier : taskCopier).copy(file, channel),
+    async discard(url) {
+      // A copy's URL is <base>/<family>/files/<key>.
+      const [family, , key] = new URL(url).pathname.split("/").slice(-3);
+      if (key) await (family === "video" ? parts.videoFiles : parts.taskFiles).delete(key);
+    },
   };
   parts.addService(
     new TaskPoller({

@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
@@ -72,6 +74,32 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(row.fail_reason).toBe("the video was deleted before it completed");
       expect((await ledgerRowsOf(gw, user.userId, created.id)).map((r) => r.kind)).toEqual(["refund", "charge"]);
       expect(await gw.gateway.ctx.ledger.ledgerSum(user.userId)).toBe(10_000_000);
+    });
+
+    it("keeps no stored file of a video deleted while its files were being copied", async () => {
+      const { gw } = env;
+      const user = await gw.createUser({ quota: 10_000_000 });
+      const client = clientOf(gw, user.key);
+      const dir = path.join(gw.dataDir, "blobs", "videos");
+      const stored = () => {
+        try {
+          return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+        } catch {
+          return 0;
+        }
+      };
+      expect(stored()).toBe(0);
+      // Each of its three files trickles out over 400 ms: the delete lands while they are copied.
+      const created = await client.videos.create({ prompt: "copied slowly [slowcontent=400]" });
+      await eventually(async () => env.sim.received.some((r) => r.path.includes("/content")));
+      await client.videos.delete(created.id);
+      let seen = 0;
+      await eventually(async () => {
+        seen = Math.max(seen, stored());
+        return seen > 0;
+      });
+      await eventually(async () => stored() === 0);
+      expect((await ledgerRowsOf(gw, user.userId, created.id)).map((r) => r.kind)).toEqual(["refund", "charge"]);
     });
 
     it("refuses bad input with a 400 naming the param, charging nothing", async () => {

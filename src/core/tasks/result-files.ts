@@ -40,16 +40,20 @@ export interface ResultCopierPort {
    * copy. Failures are ResultCopyErrors.
    */
   copy(file: ResultFile, channel: Channel): Promise<string>;
+  /** Removes a copy made for a task that did not take it (a lost race, a half-finished set). */
+  discard?(url: string): Promise<void>;
 }
 
+/** What a copy round did; `copies` are the gateway's URLs it made (to discard if unused). */
 export type StoredResults =
-  | { kind: "stored"; clips: Clip[]; copied: number }
-  | { kind: "failed"; lasting: boolean; reason: string };
+  | { kind: "stored"; clips: Clip[]; copied: number; copies: string[] }
+  | { kind: "failed"; lasting: boolean; reason: string; copies: string[] };
 
 /**
  * Replaces every result file URL of the clips by the gateway's stored copy of it. A URL met
  * twice is copied once; a URL that already is the gateway's is kept; empty fields stay empty.
- * The first failure stops the copying: nothing is handed out half stored.
+ * The first failure stops the copying: nothing is handed out half stored (the copies made so far
+ * are in `copies`, for the caller to discard).
  */
 export async function storeResultFiles(
   clips: Clip[],
@@ -71,7 +75,7 @@ export async function storeResultFiles(
           copy = await copier.copy({ family, field, url, withKey: options.withKey }, channel);
         } catch (err) {
           const lasting = err instanceof ResultCopyError && err.lasting;
-          return { kind: "failed", lasting, reason: (err as Error).message };
+          return { kind: "failed", lasting, reason: (err as Error).message, copies: [...copies.values()] };
         }
         copies.set(url, copy);
       }
@@ -79,7 +83,7 @@ export async function storeResultFiles(
     }
     stored.push(next as unknown as Clip);
   }
-  return { kind: "stored", clips: stored, copied: copies.size };
+  return { kind: "stored", clips: stored, copied: copies.size, copies: [...copies.values()] };
 }
 
 /**
