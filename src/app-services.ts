@@ -63,6 +63,8 @@ export interface GatewayServices {
   taskFiles: BlobStore;
   /** Generated images, served under `/v1/images/files`. */
   imageFiles: BlobStore;
+  /** Stored copies of completed videos (video, thumbnail, spritesheet), served by the videos' content route. */
+  videoFiles: BlobStore;
   /** Announces a change of operator data: local caches and other instances drop it. */
   announce(topic: ChangeTopic): Promise<void>;
   /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
@@ -154,6 +156,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     publicBaseUrl: () => (config.publicBaseUrl ?? parts.listenUrl()).replace(/\/+$/, ""),
     taskFiles: openBlobStore(config, "tasks"),
     imageFiles: openBlobStore(config, "images"),
+    videoFiles: openBlobStore(config, "videos"),
     announce,
     stopping: parts.stopping,
     addService: parts.addService,

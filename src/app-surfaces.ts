@@ -11,6 +11,8 @@ import { opsRoutes } from "./api/ops/index.js";
 import { installSurface } from "./api/surfaces.js";
 import { taskRoutes } from "./api/tasks/index.js";
 import { taskSurfacePorts } from "./api/tasks/surface-ports.js";
+import { videoRoutes } from "./api/videos/index.js";
+import { videoSurfacePorts } from "./api/videos/ports.js";
 import type { GatewayServices } from "./app-services.js";
 import type { TaskStore } from "./store/tasks.js";
 
@@ -30,6 +32,10 @@ export async function registerSurfaces(
   await app.register(opsRoutes, { deps: services });
   await app.register(adminRoutes, { deps: services, prefix: "/api/admin" });
   await app.register(taskRoutes, { deps: taskSurfacePorts(services, taskStore, requireToken(services)) });
+  await app.register(videoRoutes, {
+    deps: videoSurfacePorts(services, taskStore, requireToken(services)),
+    prefix: "/v1/videos",
+  });
   await app.register(imageRoutes, { deps: services, prefix: "/v1" });
   await app.register(openAiChatRoutes, { deps: services, prefix: "/v1" });
   await app.register(anthropicRoutes, { deps: services, prefix: "/v1/messages" });

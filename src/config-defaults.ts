@@ -105,6 +105,11 @@ export function defaultConfig(env: Env = process.env): Config {
       leaseMs: intFrom(env, "IDEMPOTENCY_LEASE_MS", 30_000),
       waitMs: intFrom(env, "IDEMPOTENCY_WAIT_MS", 30_000),
     },
+    videos: {
+      retentionSeconds: intFrom(env, "VIDEO_RETENTION_SECONDS", 24 * 3600),
+      sweepIntervalMs: intFrom(env, "VIDEO_SWEEP_INTERVAL_MS", 60_000),
+      referenceMaxBytes: intFrom(env, "VIDEO_REFERENCE_MAX_BYTES", 20 * 1024 * 1024),
+    },
     uploads: {
       allowPrivateUrls: boolFrom(env, "UPLOAD_ALLOW_PRIVATE_URLS", false),
       maxBytes: intFrom(env, "UPLOAD_MAX_BYTES", 50 * 1024 * 1024),

@@ -167,6 +167,14 @@ export const ConfigSchema = Type.Object({
     /** How long a repeat waits for the running first request before a 409 (ms). */
     waitMs: Type.Integer({ minimum: 0 }),
   }),
+  videos: Type.Object({
+    /** How long a completed video's stored content is kept after it completed (its `expires_at`), seconds. */
+    retentionSeconds: Type.Integer({ minimum: 1 }),
+    /** How often the sweeper removes expired and deleted videos' stored files (ms). */
+    sweepIntervalMs: Type.Integer({ minimum: 10 }),
+    /** Largest reference image (`input_reference`, a file or a fetched URL); a bigger one is a 400 (bytes). */
+    referenceMaxBytes: Type.Integer({ minimum: 1024 }),
+  }),
   uploads: Type.Object({
     /** Allow UPLOAD URLs on loopback / private ranges (tests, trusted networks). */
     allowPrivateUrls: Type.Boolean(),

@@ -9,6 +9,8 @@ import { type Simulator, startSimulator } from "./simulator/server.js";
 const UPSTREAM_KEY = "demo-upstream-key";
 /** Chat models of the demo, each served by the simulator in its vendor's protocol. */
 const CHAT_MODELS = { openai: "demo-gpt", anthropic: "demo-claude" };
+/** The video model of the demo (its price per second is one of the default prices). */
+const VIDEO_MODEL = "sora-2";
 const CHAT_PRICE = { inputPerMillion: 1, outputPerMillion: 4, cachedRatio: 0.1 };
 const IMAGE_MODELS = [
   "image-model",
@@ -35,15 +37,24 @@ export interface Demo {
 
 const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
 
-/** A curl line; a stream gets `-N`, so that events show as they arrive instead of when curl's buffer fills. */
+/**
+ * A curl line; a stream gets `-N`, so that events show as they arrive instead of when curl's buffer
+ * fills, and a file download `-o <file>`, so that its bytes land in a file, not the terminal.
+ */
 function curl(
   method: string,
   url: string,
   headers: Record<string, string>,
   body?: unknown,
-  options: { stream?: boolean } = {},
+  options: { stream?: boolean; output?: string } = {},
 ): string {
-  const parts = ["curl -sS", options.stream ? "-N" : "", method === "GET" ? "" : `-X ${method}`, q(url)];
+  const parts = [
+    "curl -sS",
+    options.stream ? "-N" : "",
+    options.output ? `-o ${q(options.output)}` : "",
+    method === "GET" ? "" : `-X ${method}`,
+    q(url),
+  ];
   for (const [k, v] of Object.entries(headers)) parts.push(`-H ${q(`${k}: ${v}`)}`);
   if (body !== undefined) parts.push(`-H ${q("Content-Type: application/json")}`, `-d ${q(JSON.stringify(body))}`);
   return parts.filter(Boolean).join(" ");
@@ -64,10 +75,30 @@ async function firstClipOf(url: string, bearer: Record<string, string>, taskId: 
   throw new Error(`the demo's first task ${taskId} did not succeed`);
 }
 
+/** Fetches a video until it has completed; answers its id. */
+async function completedVideo(url: string, bearer: Record<string, string>, body: unknown): Promise<string> {
+  const created = await fetch(`${url}/v1/videos`, {
+    method: "POST",
+    headers: { ...bearer, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const { id } = (await created.json()) as { id?: string };
+  const until = Date.now() + 60_000;
+  while (id && Date.now() < until) {
+    const res = await fetch(`${url}/v1/videos/${id}`, { headers: bearer });
+    const status = ((await res.json()) as { status?: string }).status;
+    if (status === "completed") return id;
+    if (status === "failed") break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the demo's video ${id ?? `(create answered ${created.status})`} did not complete`);
+}
+
 /**
  * Starts the simulator and a gateway on a fresh SQLite file, seeds a user, a token, a channel
  * for every surface and the default prices, and submits one task of each family so that the
- * fetch commands have something to show (and waits for the audioa one, whose clip EXTEND continues).
+ * fetch commands have something to show (and waits for the audioa one, whose clip EXTEND continues)
+ * and one video, waited for until it has completed, so that its poll and download lines show it.
  */
 export async function startDemo(options: { port?: number } = {}): Promise<Demo> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "media-gateway-demo-"));
@@ -113,6 +144,13 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
     key: UPSTREAM_KEY,
     models: [CHAT_MODELS.anthropic],
   });
+  await ctx.channels.create({
+    name: "simulated openai-videos",
+    type: "openai-videos",
+    baseUrl: simulator.url,
+    key: UPSTREAM_KEY,
+    models: [VIDEO_MODEL],
+  });
   for (const model of Object.values(CHAT_MODELS)) {
     await ctx.prices.setPrice({ kind: "content", name: model, ...CHAT_PRICE });
   }
@@ -135,6 +173,8 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
   // EXTEND continues one of the user's clips: the demo's first song, once it is done.
   const lyricsBody = { prompt: "a lighthouse keeper who waits for the ships" };
   const extendBody = { clip_id: await firstClipOf(url, bearer, taskA), continue_at: 30, prompt: "[Bridge]\nand on" };
+  const videoBody = { model: VIDEO_MODEL, prompt: "a paper boat drifting down a rainy street", seconds: "4" };
+  const videoId = await completedVideo(url, bearer, videoBody);
   const content = { contents: [{ role: "user", parts: [{ text: "Write a haiku about gateways." }] }] };
 
   const chat = {
@@ -179,6 +219,9 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
       model: message.model,
       messages: message.messages,
     }),
+    curl("POST", `${url}/v1/videos`, bearer, videoBody),
+    curl("GET", `${url}/v1/videos/${videoId}`, bearer),
+    curl("GET", `${url}/v1/videos/${videoId}/content`, bearer, undefined, { output: "demo-video.mp4" }),
     curl("GET", `${url}/v1/models`, bearer),
     curl("GET", `${url}/api/admin/users`, { Authorization: `Bearer ${adminKey}` }),
   ];

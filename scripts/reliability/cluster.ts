@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, symlinkSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { callGateway } from "../../test/reliability/harness.js";
@@ -14,9 +14,10 @@ export const TASK_UNSENT_GRACE_MS = 5000;
 export const IDEMPOTENCY_LEASE_MS = 4000;
 
 /**
- * Three gateway instances on one PostgreSQL and one Redis. Each keeps its port, data folder and
- * instance name across restarts, as a supervisor restarting a crashed process would, so that a
- * restarted instance recognises the charges its earlier run left open. With
+ * Three gateway instances on one PostgreSQL and one Redis, sharing one blob folder (each data
+ * folder's `blobs` links to it). Each keeps its port, data folder and instance name across
+ * restarts, as a supervisor restarting a crashed process would, so that a restarted instance
+ * recognises the charges its earlier run left open. With
  * `RELIABILITY_FRESH_INSTANCE_NAMES=1` a restarted instance gets a new name instead (it then does
  * not recognise them, and only the reaper closes them).
  */
@@ -27,6 +28,7 @@ export class Cluster {
   private readonly dirs: string[] = [];
   private readonly names: string[] = [];
   private restarts = 0;
+  private blobs: string | null = null;
 
   constructor(
     private readonly ports: number[],
@@ -40,6 +42,12 @@ export class Cluster {
     if (!this.dirs[i]) {
       this.dirs[i] = mkdtempSync(path.join(os.tmpdir(), `mg-rel-${i + 1}-`));
       this.tempDirs.push(this.dirs[i] as string);
+      // One blob folder for all: a file one instance stored (a video copied to storage) is served by any.
+      if (!this.blobs) {
+        this.blobs = mkdtempSync(path.join(os.tmpdir(), "mg-rel-blobs-"));
+        this.tempDirs.push(this.blobs);
+      }
+      symlinkSync(this.blobs, path.join(this.dirs[i] as string, "blobs"), "dir");
     }
     const port = this.ports[i] as number;
     const child = startChild(`gateway-${i + 1}`, port, ["serve", "--port", String(port)], {
@@ -79,6 +87,16 @@ export class Cluster {
     this.kills.push(kill);
     log(`restarted ${child.name} (pid ${child.proc.pid}) ${kill.restartedAt - killedAt} ms after the kill`);
     return kill;
+  }
+
+  /**
+   * The live instance holding a task lease as `owner`, or null. A worker's lease owner is
+   * `<pid>-<random>`: the pid names the process.
+   */
+  indexOfLeaseOwner(owner: string): number | null {
+    const pid = owner.split("-")[0];
+    const i = [...this.live].find((n) => String(this.gateways[n]?.proc.pid) === pid);
+    return i ?? null;
   }
 
   private instanceName(i: number): string {

@@ -3,13 +3,15 @@
  * simulator behind them. Tasks of both families are submitted across the instances while one
  * instance is killed; then streams, image calls, content and task submits (some retried with an
  * Idempotency-Key across instances) run while the instances are killed one after another, each
- * restarted. A fuzz pass runs against the live cluster, a second process is started on one SQLite
+ * restarted. Videos are made through `/v1/videos`, one instance killed while it copies a video to
+ * storage. A fuzz pass runs against the live cluster, a second process is started on one SQLite
  * gateway's DATA_DIR, and then the money is checked: against the store's rows, and against an
  * independent recomputation from the prices the run set and the usage the simulator reports.
  * Prints a table of every figure; exits 1 when any violation is found. Loopback only; bounded in
  * count and time; every child stopped by its PID at the end.
  *
  *   npm run reliability            (TEST_DATABASE_URL and TEST_REDIS_URL, or the local defaults)
+ *   npm run reliability -- --help  (the size options)
  */
 import { rmSync } from "node:fs";
 import fc from "fast-check";
@@ -30,15 +32,16 @@ import { runMediaPhase } from "./media-phase.js";
 import { checkMoney, RUN_PRICES } from "./money-report.js";
 import { fetchViolations, outcomeViolations, secretViolations } from "./outcome-checks.js";
 import { type Child, freePort, startChild, stopChild, waitReady } from "./processes.js";
+import { runOptions } from "./run-options.js";
 import { setUpCatalog } from "./setup.js";
 import { secondProcessOnSqlite } from "./sqlite-owner.js";
 import { createRunDatabase, RunStore } from "./store-checks.js";
 import { runTaskPhase } from "./task-phase.js";
+import { runVideoPhase } from "./video-phase.js";
 
 const PG_SERVER = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const REDIS = process.env.TEST_REDIS_URL || "redis://127.0.0.1:6379";
-const TASKS = Number(process.env.RELIABILITY_TASKS || 1000);
-const FUZZ_CASES = Number(process.env.RELIABILITY_FUZZ_CASES || 300);
+const { tasks: TASKS, videos: VIDEOS, fuzzCases: FUZZ_CASES } = runOptions(process.argv.slice(2), process.env);
 const RUN_LIMIT_MS = 8 * 60_000;
 const ADMIN_KEY = `adm-reliability-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const SIM_KEY = `chan-reliability-${Math.random().toString(36).slice(2)}`;
@@ -154,6 +157,16 @@ async function run(): Promise<number> {
 
   const store = await RunStore.open(db.url);
   try {
+    const videos = await runVideoPhase(cluster, {
+      users: taskUsers.slice(2, 6),
+      videos: VIDEOS,
+      simUrl: sim.url,
+      store,
+      downMs: 1500,
+      log,
+    });
+    violations.push(...videos.violations);
+
     // Every charge closes: wait for the store to hold none open (bounded), before any more traffic.
     const boundMs = CHARGE_OPEN_MS + 5 * CHARGE_REAP_INTERVAL_MS;
     const lastRestart = Math.max(...cluster.kills.map((k) => k.restartedAt));
@@ -215,7 +228,7 @@ async function run(): Promise<number> {
       boundMs,
       balances: await store.balances(),
       initial,
-      calls: [...tasks.calls, ...media.calls],
+      calls: [...tasks.calls, ...media.calls, ...videos.calls],
       records: usage.records,
       keys: await store.keyCharges(),
       sqlite,
@@ -249,6 +262,7 @@ async function run(): Promise<number> {
         `${duplicates}`,
         "guaranteed by the ledger's unique key: not a check",
       ],
+      ...videos.figures,
       ...money.figures,
       ["fuzz cases against the live cluster", `${fuzzCases}`, "no 5xx, each in its surface's shape"],
     ];
@@ -280,6 +294,12 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     void cleanUp().finally(() => process.exit(2));
   });
 }
+
+// A failure outside the awaited path (a restart that fails inside a phase) stops the run the same way.
+process.once("unhandledRejection", (err) => {
+  log(`run failed: ${(err as Error)?.stack ?? err}`);
+  void cleanUp().finally(() => process.exit(1));
+});
 
 const guard = setTimeout(() => {
   log(`run exceeded ${RUN_LIMIT_MS / 1000} s; stopping`);

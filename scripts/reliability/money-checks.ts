@@ -20,11 +20,14 @@ function quotaOf(units: number, prices: RunPrices, ratio: number): number {
   return Math.ceil(Math.round(x * 1e6) / 1e6);
 }
 
-/** Quota of one call priced per call (a task, one image) at a group ratio x channel ratio. */
-export function perCallQuota(prices: RunPrices, name: string, ratio: number): number {
+/**
+ * Quota of one call priced per call (a task, one image) at a group ratio x channel ratio; a video's
+ * price is per second, times its `units` seconds.
+ */
+export function perCallQuota(prices: RunPrices, name: string, ratio: number, units = 1): number {
   const price = prices.perCall[name];
   if (price === undefined) throw new Error(`no price configured for ${name}`);
-  return quotaOf(price, prices, ratio);
+  return quotaOf(price * units, prices, ratio);
 }
 
 /** Quota of the usage a content answer reported: fresh input, cached input, candidates + thoughts. */
@@ -47,7 +50,7 @@ export interface ClientCall {
    * `action`: a task of the action phase, which works on a clip of the run rather than a prompt the
    * simulator could tag; it must end SUCCESS (the outcome check), so it costs exactly its price.
    */
-  kind: "content" | "image" | "task" | "action";
+  kind: "content" | "image" | "task" | "action" | "video";
   /** The price name: the content model, `image-model`, or `audioa:MUSIC`. */
   priceName: string;
   /** Group ratio x channel ratio the call is priced at. */
@@ -59,6 +62,13 @@ export interface ClientCall {
   answered: boolean;
   /** Images in the answer the client got. */
   images?: number;
+  /** Videos: the seconds the per-second price is multiplied by. */
+  units?: number;
+  /**
+   * Videos: how the gateway ended a video whose copy to storage was cut by a kill (another instance
+   * finished it: charged; or it failed: refunded). Its cost follows that end, not the upstream's.
+   */
+  expectEnd?: "success" | "failure";
 }
 
 /**
@@ -66,8 +76,9 @@ export interface ClientCall {
  *
  * - answered content: the price of the last usage the simulator reported (the final chunk's);
  * - answered images: the per-image price x the images the client received;
- * - answered task: the task's price when the simulator ends it in success, else 0 (also when the
- *   simulator never received it: refused, or its send was lost);
+ * - answered task or video: its price (a video's per second x its seconds) when the simulator
+ *   ends it in success, else 0 (also when the simulator never received it: refused, or its send
+ *   was lost); a video whose copy to storage was cut by a kill costs what the gateway's end says;
  * - a call the client did not get a whole answer to (its instance was killed, its stream cut):
  *   0 (refunded), or the price of any usage the simulator had written by then (the gateway settles
  *   to the usage it recorded, which is one of those, however far behind the writes it was), or
@@ -84,7 +95,8 @@ export function allowedAmounts(call: ClientCall, records: UsageRecord[], prices:
     }
     return [...new Set([0, ...records.flatMap((r) => r.usage.map(price))])];
   }
-  const one = perCallQuota(prices, call.priceName, call.ratio);
+  const one = perCallQuota(prices, call.priceName, call.ratio, call.units ?? 1);
+  if (call.expectEnd) return [call.expectEnd === "success" ? one : 0];
   if (call.kind === "action") return call.answered ? [one] : [0, one];
   if (call.kind === "image") {
     if (call.answered) return [one * (call.images ?? 0)];

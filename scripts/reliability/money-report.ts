@@ -13,6 +13,7 @@ import {
   recomputeSpend,
 } from "./money-checks.js";
 import type { SecondProcessFigures } from "./sqlite-owner.js";
+import { VIDEO_PRICE_NAME } from "./video-phase.js";
 
 /** The prices the run sets through the admin API before any call (the recomputation's source). */
 export const RUN_PRICES: RunPrices = {
@@ -23,6 +24,8 @@ export const RUN_PRICES: RunPrices = {
     "audioa:LYRICS": 0.005,
     "audiob:LYRICS": 0.005,
     "image-model": 0.039,
+    // Per second of video: a video costs this x its seconds.
+    [VIDEO_PRICE_NAME]: 0.07,
     ...Object.fromEntries(ACTION_PRICE_NAMES.map((name) => [name, 0.02])),
   },
   tokens: { "gemini-2.5-flash": { input: 0.3, output: 2.5, cachedRatio: 0.1 } },

@@ -1,12 +1,13 @@
 import type { MediaUser } from "./media-phase.js";
 import { RUN_PRICES } from "./money-report.js";
 import { freePort } from "./processes.js";
+import { VIDEO_MODEL } from "./video-phase.js";
 
 type Admin = (method: string, urlPath: string, body?: unknown) => Promise<any>;
 
 /**
  * Sets what the run's money is computed from, through the admin API: every price it uses, a dearer
- * group, channel ratios, the channels on the simulator (and one on a closed port), and the users:
+ * group, channel ratios, the channels on the simulator (and one on a closed port; videos too), and the users:
  * ten for tasks, media users (four plain, two in the dearer group, two with a small balance and a
  * credit line), and one for the fuzz pass.
  */
@@ -57,6 +58,8 @@ export async function setUpCatalog(
     models: ["image-model"],
     price_ratio: o.channelRatio.image,
   });
+
+  await channel({ name: "videos", type: "openai-videos", base_url: simUrl, models: [VIDEO_MODEL] });
 
   const initial = new Map<number, number>();
   const newUser = async (name: string, quota: number, extra: Record<string, unknown> = {}) => {

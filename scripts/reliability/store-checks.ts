@@ -62,6 +62,21 @@ export class RunStore {
     return res.rows[0].n as number;
   }
 
+  /** Who holds a task's lease now (the instance polling it, or copying its results), and its state. */
+  async taskLease(taskId: string): Promise<{
+    status: string;
+    upstream_id: string | null;
+    lease_owner: string | null;
+    lease_until: number;
+  } | null> {
+    const res = await this.client.query(
+      "select status, upstream_id, lease_owner, lease_until::bigint as lease_until from tasks where task_id = $1",
+      [taskId],
+    );
+    const row = res.rows[0];
+    return row ? { ...row, lease_until: Number(row.lease_until) } : null;
+  }
+
   async tasks(): Promise<Map<string, TaskState>> {
     const res = await this.client.query("select task_id, status, fail_reason from tasks");
     return new Map(res.rows.map((r) => [r.task_id as string, r as TaskState]));

@@ -13,7 +13,7 @@ export interface RouteArea {
   /** The paths it covers: this path itself and every path below it (`/v1` covers `/v1/...`). */
   path: string;
   /** The surface's name: metrics label and OpenAPI tag. */
-  surface: "tasks" | "images" | "content" | "chat" | "models" | "admin";
+  surface: "tasks" | "videos" | "images" | "content" | "chat" | "models" | "admin";
   auth: AuthKind;
   /** The body shape of its errors, raised anywhere from a malformed URL to a failed upstream. */
   errors: Surface;
@@ -37,6 +37,7 @@ export const ROUTE_TABLE: readonly RouteArea[] = [
   { path: "/v1/images", surface: "images", auth: "bearer", errors: "openai" },
   // Stored images: the file's key in the path is the capability.
   { path: "/v1/images/files", surface: "images", auth: "none", errors: "openai" },
+  { path: "/v1/videos", surface: "videos", auth: "bearer", errors: "openai" },
   { path: "/v1/chat", surface: "chat", auth: "bearer", errors: "openai" },
   { path: "/v1/messages", surface: "chat", auth: "anthropic", errors: "anthropic" },
   { path: "/v1/models", surface: "models", auth: "bearer", errors: "openai" },

@@ -9,7 +9,7 @@ function ascii(head: Buffer, at: number, text: string): boolean {
 
 /**
  * The media type of a file from its first bytes, as kept for a clip's field: audio for
- * `audio_url`, an MP4 for `video_url`, an image for `image_url`; undefined when the bytes are not
+ * `audio_url`, an MP4 for `video_url`, an image for `image_url` and `spritesheet_url`; undefined when the bytes are not
  * of that kind. What a server declares is not trusted on its own.
  */
 export function sniffMediaType(head: Buffer, field: ResultField): string | undefined {
@@ -17,7 +17,7 @@ export function sniffMediaType(head: Buffer, field: ResultField): string | undef
   const b1 = head[1] ?? 0;
   const isMp4 = ascii(head, 4, "ftyp");
   if (field === "video_url") return isMp4 ? "video/mp4" : undefined;
-  if (field === "image_url") {
+  if (field === "image_url" || field === "spritesheet_url") {
     if (b0 === 0x89 && ascii(head, 1, "PNG")) return "image/png";
     if (b0 === 0xff && b1 === 0xd8 && head[2] === 0xff) return "image/jpeg";
     if (ascii(head, 0, "RIFF") && ascii(head, 8, "WEBP")) return "image/webp";

@@ -79,9 +79,17 @@ export class ResultCopier implements ResultCopierPort {
 
   async copy(file: ResultFile, channel: Channel): Promise<string> {
     const { maxBytes, timeoutMs } = this.options;
-    const fetcher = sameOrigin(file.url, channel.baseUrl) ? this.options.trusted : this.options.guarded;
+    const own = sameOrigin(file.url, channel.baseUrl);
+    const fetcher = own ? this.options.trusted : this.options.guarded;
+    // The channel's key goes to the channel's own address only, and never along a redirect.
+    const keyed = own && file.withKey === true;
     try {
-      const res = await fetcher.stream(file.url, { method: "GET", maxBytes, timeoutMs });
+      const res = await fetcher.stream(file.url, {
+        method: "GET",
+        maxBytes,
+        timeoutMs,
+        ...(keyed ? { headers: { authorization: `Bearer ${channel.key}` }, maxRedirects: 0 } : {}),
+      });
       if (res.status < 200 || res.status >= 300) {
         res.body.resume();
         throw new ResultCopyError(false, `the ${file.field} answered HTTP ${res.status}`);

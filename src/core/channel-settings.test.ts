@@ -16,6 +16,7 @@ describe("channel settings", () => {
       firstByteTimeoutMs: 30_000,
       batchSize: 20,
       concurrency: 4,
+      pollsPerSecond: 2.5,
       prefix: "suno",
     };
     const api = settingsToApi(stored);
@@ -25,6 +26,7 @@ describe("channel settings", () => {
       first_byte_timeout_ms: 30_000,
       batch_size: 20,
       concurrency: 4,
+      polls_per_second: 2.5,
       prefix: "suno",
     });
     expect(settingsFromApi(api)).toEqual(stored);
@@ -37,6 +39,8 @@ describe("channel settings", () => {
       ["timeoutMs", "timeout_ms", 99],
       ["batchSize", "batch_size", 101],
       ["concurrency", "concurrency", 0],
+      ["pollsPerSecond", "polls_per_second", 0],
+      ["pollsPerSecond", "polls_per_second", 1001],
       ["prefix", "prefix", "a/b"],
     ] as const) {
       expect(Value.Check(ChannelSettingsSchema, { [stored]: value }), stored).toBe(false);

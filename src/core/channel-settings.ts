@@ -32,6 +32,11 @@ const SETTINGS = {
     api: "concurrency",
     schema: Type.Integer({ minimum: 1, maximum: 1000, description: "calls in flight on this channel" }),
   },
+  /** Most polls a second this instance sends the channel (openai-videos: one GET per video); default 10. */
+  pollsPerSecond: {
+    api: "polls_per_second",
+    schema: Type.Number({ exclusiveMinimum: 0, maximum: 1000, description: "polls a second (openai-videos)" }),
+  },
   /** Path word in front of /submit and /fetch (task-relay); default the family word. */
   prefix: {
     api: "prefix",

@@ -10,6 +10,7 @@ export const CHANNEL_TYPES = [
   "openai-images",
   "openai-chat",
   "anthropic",
+  "openai-videos",
 ] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 

@@ -30,6 +30,10 @@ export const DEFAULT_PRICES: readonly DefaultPrice[] = [
     { kind: "task", name: `${family}:MUSIC_VIDEO`, price: 0.02 },
     { kind: "task", name: `${family}:UPLOAD`, price: 0.01 },
   ]),
+  // Videos: per second of video (a task costs the price times its `seconds`); the row's name is
+  // `video:<model>`, and a model without a row is unknown to the videos surface.
+  { kind: "task", name: "video:sora-2", price: 0.1 },
+  { kind: "task", name: "video:sora-2-pro", price: 0.3 },
   { kind: "image", name: "image-model", price: 0.039 },
   { kind: "image", name: "image-model-pro-1k", price: 0.134 },
   { kind: "image", name: "image-model-pro-2k", price: 0.134 },

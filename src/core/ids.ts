@@ -15,8 +15,8 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export function newTaskId(): string {
-  return `task_${randomBase62(32)}`;
+export function newTaskId(prefix = "task"): string {
+  return `${prefix}_${randomBase62(32)}`;
 }
 
 /**
@@ -24,7 +24,7 @@ export function newTaskId(): string {
  * retry after a dead instance finds the task (and its charge) instead of making a second one.
  * Derived by hash from the run id, which is random and never shown.
  */
-export function taskIdOfRun(runId: string): string {
+export function taskIdOfRun(runId: string, prefix = "task"): string {
   const digest = createHash("sha256").update(`task-of-run:${runId}`).digest();
   let value = BigInt(`0x${digest.toString("hex")}`);
   let out = "";
@@ -32,7 +32,7 @@ export function taskIdOfRun(runId: string): string {
     out += BASE62[Number(value % 62n)];
     value /= 62n;
   }
-  return `task_${out}`;
+  return `${prefix}_${out}`;
 }
 
 export function newTokenKey(): string {

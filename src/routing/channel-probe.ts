@@ -22,6 +22,7 @@ function probeCall(channel: Channel): {
       };
     case "openai-images":
     case "openai-chat":
+    case "openai-videos":
       return { method: "GET", url: `${channel.baseUrl}/v1/models`, headers: bearer };
     case "anthropic":
       return {

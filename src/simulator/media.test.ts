@@ -32,7 +32,7 @@ describe("the simulator's media files", () => {
     expect(mp3[frame + 417]).toBe(0xff); // the next frame follows at the frame length
   });
 
-  it("makes an MP4 that opens with a valid ftyp box whose boxes span the file exactly", () => {
+  it("makes an MP4 that opens with a valid ftyp box, then moov and mdat, whose boxes span the file exactly", () => {
     const mp4 = mp4File();
     expect(mp4.toString("ascii", 4, 8)).toBe("ftyp");
     expect(mp4.toString("ascii", 8, 12)).toBe("isom");
@@ -48,7 +48,7 @@ describe("the simulator's media files", () => {
       at += mp4.readUInt32BE(at);
     }
     expect(at).toBe(mp4.length);
-    expect(types).toEqual(["ftyp", "free", "mdat"]);
+    expect(types).toEqual(["ftyp", "moov", "mdat"]);
   });
 
   it("writes a lyric sheet with a title and section markers", () => {

@@ -1,9 +1,11 @@
 /**
  * Small but real media files for the simulated music upstreams: a PCM WAV that plays, an MP3 that
- * a sniffer recognises (ID3v2 tag, then MPEG-1 Layer III frames), an MP4 that opens with a valid
- * `ftyp` box, and lyric sheets with section markers. Each is built once per distinct input and
+ * a sniffer recognises (ID3v2 tag, then MPEG-1 Layer III frames), an MP4 that plays (an H.264
+ * track), and lyric sheets with section markers. Each is built once per distinct input and
  * kept, so a simulator serving many results does not rebuild them.
  */
+import { colourOf } from "./gemini-image.js";
+import { mp4Video } from "./mp4-video.js";
 
 const cache = new Map<string, Buffer>();
 
@@ -82,27 +84,15 @@ export function mp3File(title = "Simulated song", frames = 38): Buffer {
   });
 }
 
-function box(type: string, payload: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(8 + payload.length, 0);
-  head.write(type, 4, "ascii");
-  return Buffer.concat([head, payload]);
-}
-
 /**
- * An MP4 file: a valid `ftyp` box (major brand `isom`, compatible isom/iso2/avc1/mp41), a `free`
- * box and a small `mdat`. It names itself as MP4 to any probe that reads the box structure.
+ * An MP4 file that plays: two seconds of H.264 pictures whose colours come from the label (see
+ * mp4-video.ts), `ftyp` first (major brand `isom`, compatible isom/iso2/avc1/mp41), then `moov`
+ * and `mdat`.
  */
 export function mp4File(label = "simulated video"): Buffer {
-  return remembered(`mp4:${label}`, () => {
-    const ftyp = Buffer.alloc(8 + 4 * 4);
-    ftyp.write("isom", 0, "ascii");
-    ftyp.writeUInt32BE(0x200, 4);
-    ["isom", "iso2", "avc1", "mp41"].forEach((brand, i) => {
-      ftyp.write(brand, 8 + i * 4, "ascii");
-    });
-    return Buffer.concat([box("ftyp", ftyp), box("free", Buffer.alloc(0)), box("mdat", Buffer.from(label, "utf8"))]);
-  });
+  return remembered(`mp4:${label}`, () =>
+    mp4Video({ width: 64, height: 36, seconds: 2, colourAt: (i) => colourOf(`${label}\n${i}`) }),
+  );
 }
 
 /** A lyric sheet for a prompt: a title and a text with [Verse]/[Chorus] section markers. */

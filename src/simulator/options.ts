@@ -106,6 +106,40 @@ export interface OpenAiImagesSimOptions {
   slowMs?: number;
 }
 
+/** How a simulated video ends, or which error its requests meet. Prompt markers override it per video. */
+export type OpenAiVideosOutcome = "completed" | "failed" | "create-500" | "create-429" | "poll-500";
+
+/**
+ * Settings of the simulated `openai-videos` upstream (the OpenAI Videos API). Prompt markers pick
+ * an outcome for one video: `[fail]` (ends failed, a moderation-like error), `[error500]` and
+ * `[error429]` (the create is answered 500 or 429), `[poll500]` (every retrieve answers 500),
+ * `[poll500=N]` (the first N retrieves do), `[slowcontent]` (its content trickles out over
+ * `slowContentMs`), `[slowcontent=MS]` (over MS milliseconds).
+ */
+export interface VideosSimOptions {
+  outcome?: OpenAiVideosOutcome;
+  /** Retrieves a video takes from `queued` to its end (progress rises on each). Default 2. */
+  stepsToComplete?: number;
+  /** Share of created videos (0..1) that end `failed`. */
+  failureRate?: number;
+  /** Share of creates (0..1) answered 500 (nothing is created). */
+  createErrorRate?: number;
+  /** Share of creates (0..1) answered 429 (nothing is created). */
+  rateLimitRate?: number;
+  /** Share of retrieves (0..1) answered 500 (the video does not move on). */
+  pollErrorRate?: number;
+  /** A video this long past its end is forgotten: retrieve and content answer 404. */
+  forgetAfterMs?: number;
+  /** `expires_at` is this many seconds after `completed_at`. Default: `forgetAfterMs` rounded up, else 3600. */
+  expiresAfterSeconds?: number;
+  /** How long the content of a `[slowcontent]` video takes to trickle out (ms). Default 3000. */
+  slowContentMs?: number;
+  /** Share of created videos (0..1) whose content is slow, as with `[slowcontent]`. */
+  slowContentRate?: number;
+  /** Delay before every answer (ms). Default 0. */
+  latencyMs?: number;
+}
+
 /** Settings of the simulated `gemini` upstream: text and image models. */
 export interface GeminiSimOptions {
   text?: GeminiTextSimOptions;
@@ -133,6 +167,8 @@ export interface SimulatorOptions {
   openaiChat?: GeminiTextSimOptions;
   /** The simulated `anthropic` upstream: the Gemini text model's options and prompt markers. */
   anthropic?: GeminiTextSimOptions;
+  /** The simulated `openai-videos` upstream (`/v1/videos`). */
+  videos?: VideosSimOptions;
   /** The result files of the music upstreams (`/media/...`). */
   media?: MediaSimOptions;
 }

@@ -5,11 +5,13 @@ import { generateRecordSimulator } from "./generate-record.js";
 import { MediaLog, mediaFilesSimulator } from "./media-files.js";
 import { openAiChatSimulator } from "./openai-chat.js";
 import { openAiImagesSimulator } from "./openai-images.js";
+import { openAiVideosSimulator } from "./openai-videos.js";
 import type { SimulatorOptions } from "./options.js";
 import type { ReceivedRequest, SimulatorState } from "./state.js";
 import { taskRelaySimulator } from "./task-relay.js";
 import { UsageLog, usageLogRoute } from "./usage-log.js";
 
+export type { OpenAiVideosReceived, VideoDownload, VideoObject, VideoReference } from "./openai-videos.js";
 export type * from "./options.js";
 export type { GeminiSimRequest, ReceivedRequest, SimulatorState } from "./state.js";
 export type { ReportedUsage, UsageRecord } from "./usage-log.js";
@@ -39,7 +41,8 @@ export function seededRandom(seed: number): () => number {
 
 /** Starts a local upstream that speaks every upstream protocol of the gateway. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const app = Fastify({ logger: false, bodyLimit: 256 * 1024 * 1024 });
+  // Closing drops every connection at once: a client that stopped reading a slow download must not hold it open.
+  const app = Fastify({ logger: false, bodyLimit: 256 * 1024 * 1024, forceCloseConnections: true });
   const received: ReceivedRequest[] = [];
   let url = "";
   const usage = new UsageLog();
@@ -59,6 +62,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   await app.register(generateRecordSimulator, { state });
   await app.register(geminiSimulator, { state });
   await app.register(openAiImagesSimulator, { state });
+  await app.register(openAiVideosSimulator, { state });
   await app.register(usageLogRoute, { log: usage });
   await app.register(openAiChatSimulator, { state });
   await app.register(anthropicSimulator, { state });

@@ -4,7 +4,14 @@ import type { UsageLog } from "./usage-log.js";
 
 /** One request as the simulator received it, for tests to inspect. */
 export interface ReceivedRequest {
-  protocol: "task-relay" | "generate-record" | "gemini" | "openai-images" | "openai-chat" | "anthropic";
+  protocol:
+    | "task-relay"
+    | "generate-record"
+    | "gemini"
+    | "openai-images"
+    | "openai-chat"
+    | "anthropic"
+    | "openai-videos";
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;

@@ -15,7 +15,7 @@ export interface ReportedUsage {
  * from these, without reading the gateway's store.
  */
 export interface UsageRecord {
-  protocol: "gemini" | "openai-images" | "task-relay" | "generate-record";
+  protocol: "gemini" | "openai-images" | "task-relay" | "generate-record" | "openai-videos";
   model: string;
   /** The request's prompt text, so a caller can tell its own requests apart. */
   prompt: string;
@@ -24,7 +24,7 @@ export interface UsageRecord {
   usage: ReportedUsage[];
   /** Images: how many the answer carried. */
   images: number;
-  /** Tasks: the task accepted, and how it ends. */
+  /** Tasks and videos: the task (or video) accepted, and how it ends. */
   task: { id: string; ends: "success" | "failure" } | null;
   /** The whole answer was written out (false: the client went away, or the answer was cut). */
   complete: boolean;

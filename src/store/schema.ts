@@ -136,6 +136,10 @@ export interface TasksTable {
   callback_url: string | null;
   /** Polls in a row that failed (errors, unknown id): drives the backoff. */
   poll_errors: Generated<number>;
+  /** Videos: when the owner deleted it (unix seconds; 0 = not deleted). */
+  deleted_at: Generated<number>;
+  /** Videos: when its stored files were removed (unix seconds; 0 = still stored). */
+  files_removed_at: Generated<number>;
   created_at: number;
   updated_at: number;
 }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { BackgroundService } from "../background-service.js";
 import type { Config } from "../config.js";
 import { renderTaskRecord } from "../core/tasks/record.js";
+import { renderVideo } from "../core/videos/video-object.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { Store } from "../store/database.js";
 import type { Ledger } from "../store/ledger.js";
@@ -14,7 +15,7 @@ const LEASE_EXTRA_MS = 30_000;
 
 /** What the webhook dispatcher is built from. */
 export interface WebhookDeps {
-  config: Pick<Config, "webhooks">;
+  config: Pick<Config, "webhooks" | "videos">;
   store: Pick<Store, "db" | "dialect">;
   ledger: Ledger;
   /** Unique name of this process: the owner of the deliveries it claims. */
@@ -26,7 +27,7 @@ export interface WebhookDeps {
 /**
  * Registers the webhook dispatcher as a background service. Receivers are called through the
  * SSRF guard (private addresses only when `webhooks.allowPrivateUrls` is set), and the body is
- * the task record exactly as its owner's fetch shows it.
+ * the task record exactly as its owner's fetch shows it (a video's: its video object).
  */
 export function registerWebhookServices(deps: WebhookDeps): WebhookDispatcher {
   const store = new TaskStore(deps.store.db, deps.ledger, deps.store.dialect);
@@ -45,7 +46,9 @@ export function registerWebhookServices(deps: WebhookDeps): WebhookDispatcher {
     },
     renderTask: async (taskId, userId) => {
       const row = await store.findOwned(userId, taskId);
-      return row ? renderTaskRecord(row) : null;
+      if (!row) return null;
+      // A video's webhook carries the video object, as its retrieve shows it.
+      return row.platform === "video" ? renderVideo(row, deps.config.videos.retentionSeconds) : renderTaskRecord(row);
     },
   });
   deps.addService(dispatcher);

@@ -3,6 +3,7 @@ import type { BackgroundService } from "../background-service.js";
 import type { BlobStore } from "../blobs/blob-store.js";
 import { ResultCopier } from "../blobs/result-copier.js";
 import type { Config } from "../config.js";
+import type { ResultCopierPort } from "../core/tasks/result-files.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { ChannelSlots } from "../routing/channel-slots.js";
@@ -11,14 +12,16 @@ import { Charges } from "../store/charges.js";
 import type { Store } from "../store/database.js";
 import type { Ledger } from "../store/ledger.js";
 import type { TaskStore } from "../store/tasks.js";
+import { VideoRows } from "../store/videos.js";
 import { taskUpstreamOf } from "../upstreams/task-adapters.js";
 import { ChargeReaper } from "./charge-reaper.js";
 import { TaskPoller } from "./task-poller.js";
 import { UnsentSweeper } from "./unsent-sweeper.js";
+import { VideoSweeper } from "./video-sweeper.js";
 
 /** The parts of the gateway the task workers use. */
 export interface TaskWorkerParts {
-  config: Pick<Config, "tasks" | "charges" | "instanceName">;
+  config: Pick<Config, "tasks" | "charges" | "instanceName" | "videos">;
   store: Store;
   ledger: Ledger;
   channels: Channels;
@@ -29,6 +32,8 @@ export interface TaskWorkerParts {
   instanceId: string;
   /** Where copies of task results are stored. */
   taskFiles: BlobStore;
+  /** Where copies of completed videos are stored. */
+  videoFiles: BlobStore;
   /** Absolute base URL for links the gateway hands out (the stored results' URLs). */
   publicBaseUrl(): string;
   addService(service: BackgroundService): void;
@@ -42,14 +47,27 @@ export function registerTaskServices(parts: TaskWorkerParts, tasks: TaskStore): 
   const { config, metrics, logger } = parts;
   const trusted = new GuardedFetcher({ allowPrivate: true });
   const guarded = new GuardedFetcher({ allowPrivate: false });
-  const results = new ResultCopier({
-    blobs: parts.taskFiles,
-    trusted,
-    guarded,
-    publicBaseUrl: () => parts.publicBaseUrl(),
-    maxBytes: config.tasks.resultMaxBytes,
-    timeoutMs: config.tasks.resultCopyTimeoutMs,
-  });
+  const copierInto = (blobs: BlobStore) =>
+    new ResultCopier({
+      blobs,
+      trusted,
+      guarded,
+      publicBaseUrl: () => parts.publicBaseUrl(),
+      maxBytes: config.tasks.resultMaxBytes,
+      timeoutMs: config.tasks.resultCopyTimeoutMs,
+    });
+  const taskCopier = copierInto(parts.taskFiles);
+  const videoCopier = copierInto(parts.videoFiles);
+  // Videos are kept in their own store (their retention and deletion differ from audio results).
+  const results: ResultCopierPort = {
+    isStored: (url) => taskCopier.isStored(url),
+    copy: (file, channel) => (file.family === "video" ? videoCopier : taskCopier).copy(file, channel),
+    async discard(url) {
+      // A copy's URL is <base>/<family>/files/<key>.
+      const [family, , key] = new URL(url).pathname.split("/").slice(-3);
+      if (key) await (family === "video" ? parts.videoFiles : parts.taskFiles).delete(key);
+    },
+  };
   parts.addService(
     new TaskPoller({
       store: tasks,
@@ -70,6 +88,14 @@ export function registerTaskServices(parts: TaskWorkerParts, tasks: TaskStore): 
     }),
   );
   parts.addService(new UnsentSweeper(tasks, config.tasks, logger));
+  parts.addService(
+    new VideoSweeper(
+      new VideoRows(parts.store.db),
+      parts.videoFiles,
+      { retentionSeconds: config.videos.retentionSeconds, sweepIntervalMs: config.videos.sweepIntervalMs },
+      logger,
+    ),
+  );
   const reaper = new ChargeReaper(
     new Charges(parts.store.db, parts.store.dialect),
     parts.ledger,

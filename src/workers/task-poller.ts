@@ -225,6 +225,15 @@ export class TaskPoller implements BackgroundService {
     await this.apply(t, pollOutcome(t, report, clock), clock, released, channel);
   }
 
+  /** Removes copies no task took; a failure is logged (the file stays, unreferenced). */
+  private async discard(t: StoredTask, urls: string[]): Promise<void> {
+    for (const url of urls) {
+      await this.deps.results.discard?.(url).catch((err: unknown) => {
+        this.deps.log.warn({ err, taskId: t.task_id }, "an unused result copy could not be removed");
+      });
+    }
+  }
+
   /** Makes one move of a task by compare-and-set (a success only once its files are stored). */
   private async apply(
     t: StoredTask,
@@ -236,13 +245,17 @@ export class TaskPoller implements BackgroundService {
     const { store, log, instanceId } = this.deps;
     switch (decision.kind) {
       case "succeed": {
+        const withKey = channel ? this.deps.upstreams(channel.type)?.resultsNeedKey : undefined;
         const stored = channel
-          ? await storeResultFiles(decision.clips, t.platform, channel, this.deps.results)
-          : { kind: "failed" as const, lasting: false, reason: "the task's channel is unknown" };
+          ? await storeResultFiles(decision.clips, t.platform, channel, this.deps.results, { withKey })
+          : { kind: "failed" as const, lasting: false, reason: "the task's channel is unknown", copies: [] };
         if (stored.kind === "stored") {
-          await store.succeed(t, t.status, stored.clips, decision.upstreamStatus, decision.model);
+          const moved = await store.succeed(t, t.status, stored.clips, decision.upstreamStatus, decision.model);
+          // The task moved on meanwhile (deleted, timed out, another worker): its copies are nobody's.
+          if (!moved) await this.discard(t, stored.copies);
           return;
         }
+        await this.discard(t, stored.copies);
         log.warn({ taskId: t.task_id, lasting: stored.lasting, reason: stored.reason }, "storing task results failed");
         const next = afterFailedCopy(t, stored, { ...clock, nowMs: Date.now() });
         await this.apply(t, next.kind === "fail" ? { ...next, upstreamStatus: decision.upstreamStatus } : next, clock);

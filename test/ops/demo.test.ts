@@ -15,6 +15,7 @@ function curlToRequest(line: string) {
   let method = "GET";
   let url = "";
   let body: string | undefined;
+  let output: string | undefined;
   const headers: Record<string, string> = {};
   for (let i = 1; i < words.length; i++) {
     const w = words[i] ?? "";
@@ -23,9 +24,10 @@ function curlToRequest(line: string) {
       const [k, ...v] = (words[++i] ?? "").split(":");
       headers[(k ?? "").trim().toLowerCase()] = v.join(":").trim();
     } else if (w === "-d") body = words[++i];
+    else if (w === "-o") output = words[++i];
     else if (!w.startsWith("-")) url = w;
   }
-  return { method, url, headers, body };
+  return { method, url, headers, body, output };
 }
 
 describe("demo", () => {
@@ -69,10 +71,21 @@ describe("demo", () => {
         expect(line).toContain(path.startsWith("/api/admin/") ? (adminKey as string) : (token as string));
         const req = curlToRequest(line);
         const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
+        if (path.endsWith("/content")) {
+          // The video's bytes go to a file (-o), not the terminal: a real MP4 of the gateway's copy.
+          expect(req.output).toBe("demo-video.mp4");
+          expect(res.status, line).toBe(200);
+          expect(res.headers.get("content-type")).toBe("video/mp4");
+          const video = Buffer.from(await res.arrayBuffer());
+          expect(video.toString("ascii", 4, 8)).toBe("ftyp");
+          expect(video.includes(Buffer.from("avcC"))).toBe(true);
+          covered.add("/v1/videos/{id}/content");
+          continue;
+        }
         const text = await res.text();
         expect(res.status, `${line}\n${text}`).toBe(200);
         const body = req.body ? JSON.parse(req.body) : {};
-        covered.add(`${path.replace(/task_\w+/, "{id}")}${body.stream ? " (stream)" : ""}`);
+        covered.add(`${path.replace(/(task|video)_\w+/, "{id}")}${body.stream ? " (stream)" : ""}`);
         if (path.endsWith(":streamGenerateContent")) {
           // -N: curl shows each event as it arrives.
           expect(line).toMatch(/^curl -sS -N /);
@@ -102,6 +115,11 @@ describe("demo", () => {
           expect(JSON.parse(text).models.length).toBeGreaterThan(0);
         } else if (path.startsWith("/audio")) {
           expect(JSON.parse(text).code).toBe("success");
+        } else if (path === "/v1/videos") {
+          expect(JSON.parse(text)).toMatchObject({ object: "video", model: "sora-2", seconds: "4" });
+          expect(JSON.parse(text).id).toMatch(/^video_/);
+        } else if (path.startsWith("/v1/videos/")) {
+          expect(JSON.parse(text)).toMatchObject({ object: "video", status: "completed", progress: 100 });
         } else if (path === "/v1/images/generations") {
           const url = JSON.parse(text).data[0].url as string;
           const image = await fetch(url);
@@ -129,6 +147,9 @@ describe("demo", () => {
           "/v1/messages",
           "/v1/messages (stream)",
           "/v1/messages/count_tokens",
+          "/v1/videos",
+          "/v1/videos/{id}",
+          "/v1/videos/{id}/content",
           "/v1/models",
           "/api/admin/users",
         ]),

@@ -155,7 +155,12 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         }
         const error = responses["4XX"]?.content?.["application/json"]?.schema;
         const tag = op.tags?.[0];
-        if (tag === "images" || tag === "models" || (tag === "chat" && !route.includes("/v1/messages"))) {
+        if (
+          tag === "images" ||
+          tag === "videos" ||
+          tag === "models" ||
+          (tag === "chat" && !route.includes("/v1/messages"))
+        ) {
           expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual([
             "message",
             "type",

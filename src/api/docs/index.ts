@@ -27,6 +27,10 @@ const SECURITY: Record<AuthKind, Security> = {
 
 const TAGS = [
   { name: "tasks", description: "Asynchronous audio tasks of the families `audioa` and `audiob`: submit, then fetch." },
+  {
+    name: "videos",
+    description: "The OpenAI Videos API: asynchronous video tasks (create, remix, poll, list, download, delete).",
+  },
   { name: "images", description: "Synchronous image generation, OpenAI-Images compatible." },
   { name: "content", description: "Gemini-native content generation, synchronous and streaming (SSE)." },
   {

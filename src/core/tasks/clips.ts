@@ -47,13 +47,27 @@ export interface LyricSheetClip {
   created_at: string;
 }
 
-export type Clip = AudioaClip | AudiobClip | LyricSheetClip;
+/** A video task's result: the video, its thumbnail and its spritesheet (as the gateway stores them). */
+export interface VideoClip {
+  clip_id: string;
+  state: string;
+  title: string;
+  /** A video has no separate audio file. */
+  audio_url: null;
+  video_url: string;
+  /** The thumbnail. */
+  image_url: string;
+  spritesheet_url: string;
+  created_at: string;
+}
+
+export type Clip = AudioaClip | AudiobClip | LyricSheetClip | VideoClip;
 
 /** Whether a clip carries a result: audio, a video or a lyric sheet's text. */
 export function carriesResult(clip: Clip | undefined): boolean {
   if (!clip) return false;
   if ("text" in clip) return clip.text.trim() !== "";
-  return clip.audio_url !== "" || (clip.video_url ?? "") !== "";
+  return (clip.audio_url ?? "") !== "" || (clip.video_url ?? "") !== "";
 }
 
 const CLIP_STATES: Record<string, string> = {

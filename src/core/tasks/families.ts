@@ -4,6 +4,13 @@ import type { ChannelType } from "../channel.js";
 export const TASK_FAMILIES = ["audioa", "audiob"] as const;
 export type TaskFamily = (typeof TASK_FAMILIES)[number];
 
+/**
+ * Every task platform (the tasks table's `platform`): the audio families, served at
+ * `/{family}/...` in the envelope shape, and `video`, served as the OpenAI Videos API.
+ */
+export const TASK_PLATFORMS = [...TASK_FAMILIES, "video"] as const;
+export type TaskPlatform = (typeof TASK_PLATFORMS)[number];
+
 export interface FamilySpec {
   /** Channel type (upstream protocol) that serves the family. */
   channelType: ChannelType;
@@ -14,11 +21,14 @@ export interface FamilySpec {
    * callback secret, and the family a callback route that makes the task due for a poll now.
    */
   upstreamCallbacks: boolean;
+  /** The public task id's prefix (`task_...`, `video_...`). */
+  idPrefix: string;
 }
 
-export const FAMILY_SPECS: Record<TaskFamily, FamilySpec> = {
-  audioa: { channelType: "task-relay", defaultModel: "chirp-v3-5", upstreamCallbacks: false },
-  audiob: { channelType: "generate-record", defaultModel: "V4_5", upstreamCallbacks: true },
+export const FAMILY_SPECS: Record<TaskPlatform, FamilySpec> = {
+  audioa: { channelType: "task-relay", defaultModel: "chirp-v3-5", upstreamCallbacks: false, idPrefix: "task" },
+  audiob: { channelType: "generate-record", defaultModel: "V4_5", upstreamCallbacks: true, idPrefix: "task" },
+  video: { channelType: "openai-videos", defaultModel: "sora-2", upstreamCallbacks: false, idPrefix: "video" },
 };
 
 export function isTaskFamily(word: string): word is TaskFamily {

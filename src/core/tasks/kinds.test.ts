@@ -24,6 +24,8 @@ describe("the task kinds registry", () => {
       "audiob:MUSIC",
       ...[...further, ...exports].map((a) => `audioa:${a}`),
       ...[...further, ...exports].map((a) => `audiob:${a}`),
+      "video:CREATE",
+      "video:REMIX",
     ]);
   });
 

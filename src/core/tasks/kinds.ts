@@ -1,15 +1,16 @@
-import { TASK_FAMILIES, type TaskFamily } from "./families.js";
+import { TASK_FAMILIES, type TaskPlatform } from "./families.js";
 import { clipEditKinds } from "./kinds/clip-edits.js";
 import { clipExportKinds } from "./kinds/clip-exports.js";
 import { MUSIC_KINDS } from "./kinds/music.js";
 import { newMaterialKinds } from "./kinds/new-material.js";
+import { VIDEO_KINDS } from "./kinds/video.js";
 import type { TaskKind } from "./task-kind.js";
 
 export type { KindResults, TaskKind } from "./task-kind.js";
 
 /**
  * Every kind of task, by family: MUSIC (and audioa's closed edits) first, then the further
- * actions, the same for both families. Which kinds a channel can do is its adapter's `kinds`.
+ * actions, the same for both families, then the video kinds. Which kinds a channel can do is its adapter's `kinds`.
  */
 export const TASK_KINDS: readonly TaskKind[] = [
   ...MUSIC_KINDS,
@@ -18,6 +19,7 @@ export const TASK_KINDS: readonly TaskKind[] = [
     ...clipEditKinds(family),
     ...clipExportKinds(family),
   ]),
+  ...VIDEO_KINDS,
 ];
 
 /** `family:ACTION`, the name of a kind in adapters and settings. */
@@ -31,7 +33,7 @@ export function findKind(family: string, action: string): TaskKind | undefined {
 }
 
 /** The kinds of one family, in registry order. */
-export function kindsOf(family: TaskFamily): TaskKind[] {
+export function kindsOf(family: TaskPlatform): TaskKind[] {
   return TASK_KINDS.filter((k) => k.family === family);
 }
 

@@ -54,6 +54,12 @@ function originModel(properties: string): string {
   }
 }
 
+/** What a success without a result lacks, in words. */
+function resultWord(first: Clip | undefined): string {
+  if (first && "text" in first) return "lyric sheet";
+  return first && "spritesheet_url" in first ? "video" : "audio";
+}
+
 function timedOut(clock: PollClock): Transition {
   return { kind: "fail", reason: `the task did not finish within ${clock.timeoutSeconds} seconds`, timedOut: true };
 }
@@ -80,7 +86,7 @@ export function pollOutcome(record: PolledRecord, report: PollReport, clock: Pol
     if (!carriesResult(first)) {
       return {
         kind: "fail",
-        reason: `the upstream reported success without any ${first && "text" in first ? "lyric sheet" : "audio"}`,
+        reason: `the upstream reported success without any ${resultWord(first)}`,
         upstreamStatus: state.rawStatus,
         timedOut: false,
       };

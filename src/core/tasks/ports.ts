@@ -83,6 +83,18 @@ export interface OutgoingTask {
   callbackUrl: string | null;
   /** The caller's clip the task works on (checked to be theirs), for kinds with a source clip. */
   source: SourceClip | null;
+  /** A file the client sent with the task (a video's reference image). */
+  attachment: TaskAttachment | null;
+  /** The upstream id of the earlier job this task continues (a remix), if any. */
+  continues: string | null;
+}
+
+/** A file sent upstream with a task; checked by the surface (type, size) before the charge. */
+export interface TaskAttachment {
+  field: string;
+  fileName: string;
+  mimeType: string;
+  bytes: Buffer;
 }
 
 /** One task an adapter polls. */
@@ -106,6 +118,11 @@ export interface TaskUpstream {
   readonly defaultConcurrency: number;
   /** Most tasks one poll call carries on this channel. */
   batchSize(channel: Channel): number;
+  /**
+   * Whether the result files at the channel's own address need the channel's key (an
+   * authenticated content route): the copy then sends it, to that origin only, with no redirects.
+   */
+  readonly resultsNeedKey?: boolean;
   /** Sends a task; returns the upstream's id of it. */
   submit(channel: Channel, task: OutgoingTask, signal: AbortSignal): Promise<string>;
   /**
@@ -177,7 +194,8 @@ export interface TaskSubmitDeps {
   checkCallbackUrl(url: string, field: string): Promise<string>;
   /** The URL the upstream calls back for a task with this secret. */
   upstreamCallbackUrl(family: string, secret: string): string;
-  ids: { newTaskId(): string; taskIdOfRun(runId: string): string; secret(): string };
+  /** Public ids: `<prefix>_` + 32 base62 characters (the prefix is the platform's, `task` or `video`). */
+  ids: { newTaskId(prefix?: string): string; taskIdOfRun(runId: string, prefix?: string): string; secret(): string };
   now(): number;
   settings: {
     quotaPerUnit: number;

@@ -72,6 +72,7 @@ describe("storing result files", () => {
       "https://cdn.example/b.mp3",
     ]);
     expect(out.copied).toBe(4);
+    expect(out.copies).toHaveLength(4);
     const clips = out.clips as AudioaClip[];
     for (const stored of clips) {
       expect(stored.audio_url).toMatch(/^https:\/\/gw\.example\/audioa\/files\//);
@@ -96,14 +97,27 @@ describe("storing result files", () => {
       channel,
       copier(() => new ResultCopyError(true, "too large")),
     );
-    expect(lasting).toEqual({ kind: "failed", lasting: true, reason: "too large" });
+    expect(lasting).toEqual({ kind: "failed", lasting: true, reason: "too large", copies: [] });
     const passing = await storeResultFiles(
       [clip("a")],
       "audioa",
       channel,
       copier(() => new Error("reset")),
     );
-    expect(passing).toEqual({ kind: "failed", lasting: false, reason: "reset" });
+    expect(passing).toEqual({ kind: "failed", lasting: false, reason: "reset", copies: [] });
+    // A failure after some copies names them, so that they can be discarded.
+    const half = await storeResultFiles(
+      [clip("a")],
+      "audioa",
+      channel,
+      copier((url) => (url.endsWith(".png") ? new Error("reset") : null)),
+    );
+    expect(half).toEqual({
+      kind: "failed",
+      lasting: false,
+      reason: "reset",
+      copies: ["https://gw.example/audioa/files/audio_url-1"],
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import type { Clip } from "./clips.js";
 import { type PollClock, type PolledRecord, pollOutcome, type Transition } from "./poll-outcome.js";
 
 /** The clip fields holding result files the gateway hands out as its own stored copies. */
-export const RESULT_FIELDS = ["audio_url", "video_url", "image_url"] as const;
+export const RESULT_FIELDS = ["audio_url", "video_url", "image_url", "spritesheet_url"] as const;
 export type ResultField = (typeof RESULT_FIELDS)[number];
 
 /** One result file an upstream handed out for a task. */
@@ -12,6 +12,8 @@ export interface ResultFile {
   family: string;
   field: ResultField;
   url: string;
+  /** The file sits behind the channel's key at the channel's own address (see TaskUpstream.resultsNeedKey). */
+  withKey?: boolean;
 }
 
 /**
@@ -38,22 +40,27 @@ export interface ResultCopierPort {
    * copy. Failures are ResultCopyErrors.
    */
   copy(file: ResultFile, channel: Channel): Promise<string>;
+  /** Removes a copy made for a task that did not take it (a lost race, a half-finished set). */
+  discard?(url: string): Promise<void>;
 }
 
+/** What a copy round did; `copies` are the gateway's URLs it made (to discard if unused). */
 export type StoredResults =
-  | { kind: "stored"; clips: Clip[]; copied: number }
-  | { kind: "failed"; lasting: boolean; reason: string };
+  | { kind: "stored"; clips: Clip[]; copied: number; copies: string[] }
+  | { kind: "failed"; lasting: boolean; reason: string; copies: string[] };
 
 /**
  * Replaces every result file URL of the clips by the gateway's stored copy of it. A URL met
  * twice is copied once; a URL that already is the gateway's is kept; empty fields stay empty.
- * The first failure stops the copying: nothing is handed out half stored.
+ * The first failure stops the copying: nothing is handed out half stored (the copies made so far
+ * are in `copies`, for the caller to discard).
  */
 export async function storeResultFiles(
   clips: Clip[],
   family: string,
   channel: Channel,
   copier: ResultCopierPort,
+  options: { withKey?: boolean } = {},
 ): Promise<StoredResults> {
   const copies = new Map<string, string>();
   const stored: Clip[] = [];
@@ -65,10 +72,10 @@ export async function storeResultFiles(
       let copy = copies.get(url);
       if (copy === undefined) {
         try {
-          copy = await copier.copy({ family, field, url }, channel);
+          copy = await copier.copy({ family, field, url, withKey: options.withKey }, channel);
         } catch (err) {
           const lasting = err instanceof ResultCopyError && err.lasting;
-          return { kind: "failed", lasting, reason: (err as Error).message };
+          return { kind: "failed", lasting, reason: (err as Error).message, copies: [...copies.values()] };
         }
         copies.set(url, copy);
       }
@@ -76,7 +83,7 @@ export async function storeResultFiles(
     }
     stored.push(next as unknown as Clip);
   }
-  return { kind: "stored", clips: stored, copied: copies.size };
+  return { kind: "stored", clips: stored, copied: copies.size, copies: [...copies.values()] };
 }
 
 /**

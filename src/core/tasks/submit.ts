@@ -6,7 +6,7 @@ import { quotaForCall } from "../pricing.js";
 import { isUpstreamError, publicUpstreamReason, UpstreamError } from "../upstream-error.js";
 import { FAMILY_SPECS } from "./families.js";
 import { kindName, type TaskKind } from "./kinds.js";
-import type { StoredTask, TaskCaller, TaskSubmitDeps } from "./ports.js";
+import type { StoredTask, TaskAttachment, TaskCaller, TaskSubmitDeps } from "./ports.js";
 import type { TaskBody } from "./request-bodies.js";
 import { ownedSourceClip, type SourceClip } from "./source-clip.js";
 
@@ -19,6 +19,10 @@ export interface SubmitRequest {
   callbackUrl?: string | null;
   /** The Idempotency-Key run this submit belongs to, if any: it names the task. */
   run?: { runId: string; attempt: number } | null;
+  /** A file sent with the task (a video's reference image): held in memory until the send. */
+  attachment?: TaskAttachment | null;
+  /** The task continues an earlier upstream job (a remix): only that job's channel can take it. */
+  continues?: { channelId: number; upstreamId: string } | null;
 }
 
 /** A task charged and stored, not yet sent. */
@@ -33,6 +37,9 @@ export interface AcceptedTask {
   source: SourceClip | null;
   /** The text shown as `properties.input` (from the client's body). */
   input: string;
+  attachment: TaskAttachment | null;
+  /** The upstream id of the job this task continues, if any. */
+  continues: string | null;
 }
 
 /** What a submit answers: the public id now, and the send to run once the answer is out. */
@@ -78,7 +85,13 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
     caller.userId,
     body,
   );
-  const price = await deps.prices.taskPrice(kind.family, kind.action);
+  const pricing = kind.pricing?.(body) ?? { name: kind.action, units: 1, field: "" };
+  const price = await deps.prices.taskPrice(kind.family, pricing.name);
+  if (price === null && kind.pricing) {
+    throw new GatewayError("GW_ERR_VALIDATION", `${pricing.field} ${pricing.name} is not a known model`, {
+      param: pricing.field,
+    });
+  }
   if (price === null) {
     throw new GatewayError(
       "GW_ERR_ACTION_UNAVAILABLE",
@@ -86,16 +99,18 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
     );
   }
   const spec = FAMILY_SPECS[kind.family];
-  // Only channels whose protocol can do this kind.
-  const candidates = (await deps.channels.candidates(kind.family, caller.group, spec.channelType)).filter((c) =>
-    deps.upstreams(c.type)?.kinds.includes(kindName(kind)),
+  const model = kind.channelModel?.(body) ?? kind.family;
+  // Only channels whose protocol can do this kind (and, for a continued job, only its channel).
+  const candidates = (await deps.channels.candidates(model, caller.group, spec.channelType)).filter(
+    (c) =>
+      deps.upstreams(c.type)?.kinds.includes(kindName(kind)) && (!req.continues || c.id === req.continues.channelId),
   );
   if (candidates.length === 0) {
-    throw new GatewayError("GW_ERR_NO_CHANNEL", `No upstream channel serves ${kind.family} for your group.`);
+    throw new GatewayError("GW_ERR_NO_CHANNEL", `No upstream channel serves ${model} for your group.`);
   }
   const channels = orderChannels(candidates);
   const first = channels[0] as Channel;
-  const quota = quotaForCall(price, {
+  const quota = quotaForCall(price * pricing.units, {
     groupRatio: await deps.prices.groupRatio(caller.group),
     channelRatio: first.priceRatio,
     quotaPerUnit: deps.settings.quotaPerUnit,
@@ -106,7 +121,7 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
   const now = deps.now();
   const row = await deps.store
     .insertCharged({
-      taskId: req.run ? deps.ids.taskIdOfRun(req.run.runId) : deps.ids.newTaskId(),
+      taskId: req.run ? deps.ids.taskIdOfRun(req.run.runId, spec.idPrefix) : deps.ids.newTaskId(spec.idPrefix),
       platform: kind.family,
       userId: caller.userId,
       tokenId: caller.tokenId,
@@ -128,7 +143,17 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
       if (err instanceof GatewayError && err.errorName === "GW_ERR_RATE_LIMITED") deps.onRateLimited();
       throw err;
     });
-  return { row, kind, body: sent, channels, originModel, source, input: kind.input(body) };
+  return {
+    row,
+    kind,
+    body: sent,
+    channels,
+    originModel,
+    source,
+    input: kind.input(body),
+    attachment: req.attachment ?? null,
+    continues: req.continues?.upstreamId ?? null,
+  };
 }
 
 function failReason(err: unknown): string {
@@ -144,7 +169,7 @@ function failReason(err: unknown): string {
  * throws: the client already has the task's id and learns the outcome from the record.
  */
 export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promise<void> {
-  const { row, kind, body, originModel, source } = task;
+  const { row, kind, body, originModel, source, attachment, continues } = task;
   // The whole send must end well before the sweeper may take the task as "never sent".
   const signal = AbortSignal.timeout(Math.max(100, Math.floor(deps.settings.unsentGraceMs * 0.8)));
   const callbackUrl = row.callback_secret ? deps.upstreamCallbackUrl(row.platform, row.callback_secret) : null;
@@ -162,7 +187,8 @@ export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promis
         const concurrency = channel.settings.concurrency ?? upstream.defaultConcurrency;
         const release = await deps.slots.acquire({ id: channel.id, settings: { concurrency } });
         try {
-          return await upstream.submit(channel, { kind, body, upstreamModel, callbackUrl, source }, signal);
+          const outgoing = { kind, body, upstreamModel, callbackUrl, source, attachment, continues };
+          return await upstream.submit(channel, outgoing, signal);
         } finally {
           release();
         }
@@ -193,7 +219,12 @@ export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promis
  */
 export async function submitTask(deps: TaskSubmitDeps, req: SubmitRequest): Promise<SubmittedTask> {
   if (req.run && req.run.attempt > 1) {
-    const earlier = await deps.store.getOwned(req.kind.family, req.caller.userId, deps.ids.taskIdOfRun(req.run.runId));
+    const prefix = FAMILY_SPECS[req.kind.family].idPrefix;
+    const earlier = await deps.store.getOwned(
+      req.kind.family,
+      req.caller.userId,
+      deps.ids.taskIdOfRun(req.run.runId, prefix),
+    );
     if (earlier) return { taskId: earlier.task_id, send: null };
   }
   const accepted = await acceptTask(deps, req);

@@ -1,10 +1,18 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { SourceClipField } from "./action-bodies.js";
-import type { TaskFamily } from "./families.js";
+import type { TaskPlatform } from "./families.js";
 import type { TaskBody } from "./request-bodies.js";
 
-/** What a kind's results are: clips with audio (or video), or lyric sheets without audio. */
-export type KindResults = "audio" | "lyrics";
+/** What a kind's results are: clips with audio (or video), lyric sheets without audio, or a video. */
+export type KindResults = "audio" | "lyrics" | "video";
+
+/** What a task of a kind costs: `units` times the price row `task:<family>:<name>`. */
+export interface KindPricing {
+  name: string;
+  units: number;
+  /** The body field that chose the row: an unpriced row is a 400 naming it (an unknown model). */
+  field: string;
+}
 
 /**
  * One kind of task: a family's action. Everything the gateway needs to accept one lives here;
@@ -12,7 +20,7 @@ export type KindResults = "audio" | "lyrics";
  */
 export interface TaskKind {
   /** With `action`, the kind's price key: its price is the row `task:<family>:<action>`. */
-  family: TaskFamily;
+  family: TaskPlatform;
   action: string;
   /** Types and bounds of the known fields; other fields are let through. */
   schema: TSchema;
@@ -41,4 +49,11 @@ export interface TaskKind {
    * before it accepts the task; the upstream gets the gateway's URL of the stored copy instead.
    */
   intakeField?: "url";
+  /**
+   * The price row and units of one task; absent: the row `task:<family>:<action>`, one unit, and
+   * a missing row means the action is unavailable.
+   */
+  pricing?(body: TaskBody): KindPricing;
+  /** The model channels must serve to take the task; absent: the family word. */
+  channelModel?(body: TaskBody): string;
 }

@@ -1,0 +1,214 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { assertModelAllowed } from "../../auth/authenticator.js";
+import { GatewayError } from "../../core/errors.js";
+import { FAMILY_SPECS } from "../../core/tasks/families.js";
+import { findKind, type TaskKind } from "../../core/tasks/kinds.js";
+import type { TaskAttachment } from "../../core/tasks/ports.js";
+import type { TaskBody } from "../../core/tasks/request-bodies.js";
+import { submitTask } from "../../core/tasks/submit.js";
+import { deleteVideo } from "../../core/videos/delete-video.js";
+import {
+  checkVideoBody,
+  DEFAULT_VIDEO_SECONDS,
+  DEFAULT_VIDEO_SIZE,
+  type VideoBody,
+} from "../../core/videos/video-body.js";
+import { renderVideo } from "../../core/videos/video-object.js";
+import { principalOf } from "../auth-hook.js";
+import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
+import { installInputBounds } from "../input-bounds.js";
+import { errorShapeOf } from "../route-table.js";
+import { installSurface } from "../surfaces.js";
+import { videoContentRoute } from "./content.js";
+import { acceptMultipart } from "./multipart.js";
+import { ownedVideo } from "./owned-video.js";
+import type { VideoSurfaceDeps } from "./ports.js";
+import { referenceImage } from "./reference.js";
+import {
+  VideoCreateBody,
+  VideoDeletedSchema,
+  VideoIdParams,
+  VideoListQuery,
+  VideoListSchema,
+  VideoObjectSchema,
+  VideoRemixBody,
+} from "./schemas.js";
+
+function kind(action: string): TaskKind {
+  const k = findKind("video", action);
+  if (!k) throw new Error(`the registry has no video:${action}`);
+  return k;
+}
+
+/**
+ * Submits a video task through the task engine (charged, then sent after the answer) and answers
+ * its video object; an Idempotency-Key replays the first answer.
+ */
+async function submitVideo(
+  deps: VideoSurfaceDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  videoKind: TaskKind,
+  body: VideoBody,
+  extra: { attachment?: TaskAttachment | null; continues?: { channelId: number; upstreamId: string } },
+) {
+  const principal = principalOf(request);
+  assertModelAllowed(principal, body.model);
+  let send: (() => Promise<void>) | null = null;
+  const answered = await answerIdempotently(deps.idempotency, request, reply, async (run) => {
+    const caller = { userId: principal.userId, tokenId: principal.tokenId, group: principal.group };
+    const submitted = await submitTask(deps.submit, {
+      kind: videoKind,
+      body: body as unknown as TaskBody,
+      caller,
+      run,
+      attachment: extra.attachment ?? null,
+      continues: extra.continues ?? null,
+    });
+    send = submitted.send;
+    const row = await deps.videos.get(principal.userId, submitted.taskId);
+    if (!row) throw new GatewayError("GW_ERR_INTERNAL", "The video was stored but cannot be read back.");
+    return { status: 200, body: renderVideo(row, deps.retentionSeconds) };
+  });
+  const pending = send as (() => Promise<void>) | null;
+  if (pending) await pending().catch((err) => deps.log.warn({ err }, "sending a video after its answer failed"));
+  return answered;
+}
+
+/** The OpenAI Videos API under /v1/videos (OpenAI error shape), over the task engine. */
+export async function videoRoutes(app: FastifyInstance, opts: { deps: VideoSurfaceDeps }) {
+  const { deps } = opts;
+  installSurface(app, errorShapeOf(app.prefix));
+  installInputBounds(app, deps.bodies);
+  acceptMultipart(app, deps.bodies.maxBytes);
+  app.addHook("onRequest", deps.authenticate);
+  app.addHook("onClose", async () => deps.close());
+
+  app.post(
+    "",
+    {
+      schema: {
+        summary: "Create a video (JSON, or multipart with an input_reference image file)",
+        body: VideoCreateBody,
+        headers: IdempotencyHeaders,
+        response: { 200: VideoObjectSchema },
+      },
+    },
+    async (request, reply) => {
+      const raw = request.body as Record<string, unknown>;
+      const body: VideoBody = {
+        prompt: String(raw.prompt ?? ""),
+        model: typeof raw.model === "string" && raw.model !== "" ? raw.model : FAMILY_SPECS.video.defaultModel,
+        seconds: typeof raw.seconds === "string" ? raw.seconds : DEFAULT_VIDEO_SECONDS,
+        size: typeof raw.size === "string" ? raw.size : DEFAULT_VIDEO_SIZE,
+      };
+      checkVideoBody(body);
+      const attachment = await referenceImage(raw.input_reference, deps.reference);
+      if (attachment) {
+        const source = typeof raw.input_reference === "object" && "image_url" in (raw.input_reference ?? {});
+        body.input_reference = {
+          source: source ? "url" : "file",
+          mime_type: attachment.mimeType,
+          bytes: attachment.bytes.length,
+        };
+      }
+      return submitVideo(deps, request, reply, kind("CREATE"), body, { attachment });
+    },
+  );
+
+  app.post(
+    "/:video_id/remix",
+    {
+      schema: {
+        summary: "Remix a completed video with a new prompt",
+        params: VideoIdParams,
+        body: VideoRemixBody,
+        headers: IdempotencyHeaders,
+        response: { 200: VideoObjectSchema },
+      },
+    },
+    async (request, reply) => {
+      const source = await ownedVideo(deps, request);
+      if (source.status !== "SUCCESS" || !source.upstream_id) {
+        throw new GatewayError(
+          "GW_ERR_VALIDATION",
+          `Only a completed video can be remixed; ${source.task_id} is not.`,
+          {
+            param: "video_id",
+          },
+        );
+      }
+      const from = renderVideo(source, deps.retentionSeconds);
+      const body: VideoBody = {
+        prompt: String((request.body as { prompt?: unknown }).prompt ?? ""),
+        model: from.model,
+        seconds: from.seconds,
+        size: from.size,
+        remixed_from_video_id: source.task_id,
+      };
+      checkVideoBody(body);
+      const continues = { channelId: Number(source.channel_id), upstreamId: source.upstream_id };
+      return submitVideo(deps, request, reply, kind("REMIX"), body, { continues });
+    },
+  );
+
+  app.get(
+    "/:video_id",
+    { schema: { summary: "Retrieve a video", params: VideoIdParams, response: { 200: VideoObjectSchema } } },
+    async (request) => renderVideo(await ownedVideo(deps, request), deps.retentionSeconds),
+  );
+
+  app.get(
+    "",
+    { schema: { summary: "List your videos", querystring: VideoListQuery, response: { 200: VideoListSchema } } },
+    async (request) => {
+      const q = request.query as { after?: string; limit?: string; order?: "asc" | "desc" };
+      const limit = q.limit === undefined ? 20 : Number(q.limit);
+      if (limit < 1 || limit > 100) {
+        throw new GatewayError("GW_ERR_VALIDATION", "limit must be from 1 to 100", { param: "limit" });
+      }
+      const page = await deps.videos.list(principalOf(request).userId, {
+        after: q.after,
+        limit,
+        order: q.order ?? "desc",
+      });
+      if (!page)
+        throw new GatewayError("GW_ERR_VALIDATION", `after ${q.after} is not one of your videos`, { param: "after" });
+      const data = page.rows.map((r) => renderVideo(r, deps.retentionSeconds));
+      return {
+        object: "list",
+        data,
+        first_id: data[0]?.id ?? null,
+        last_id: data[data.length - 1]?.id ?? null,
+        has_more: page.hasMore,
+      };
+    },
+  );
+
+  app.delete(
+    "/:video_id",
+    {
+      schema: {
+        summary: "Delete a video and its stored content",
+        params: VideoIdParams,
+        response: { 200: VideoDeletedSchema },
+      },
+    },
+    async (request) => {
+      const row = await ownedVideo(deps, request);
+      await deleteVideo(
+        {
+          reread: (id) => deps.videos.byId(id),
+          markDeleted: (id) => deps.videos.markDeleted(id),
+          fail: (id, from, reason) => deps.tasks.fail(id, from, reason),
+          deleteBlob: (key) => deps.files.delete(key),
+          markFilesRemoved: (id) => deps.videos.markFilesRemoved(id),
+        },
+        row,
+      );
+      return { id: row.task_id, object: "video.deleted", deleted: true };
+    },
+  );
+
+  await app.register(videoContentRoute, { deps });
+}
