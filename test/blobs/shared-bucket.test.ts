@@ -1,12 +1,15 @@
+import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mp3File } from "../../src/simulator/media.js";
 import { simMediaFile } from "../../src/simulator/media-files.js";
+import { simVideoFile } from "../../src/simulator/openai-videos-content.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import { startTestBucket, type TestBucket } from "../support/s3.js";
 import { type FileServer, serveFiles } from "../tasks/actions-harness.js";
 import { FAST_TASKS, submit, waitForTask } from "../tasks/harness.js";
+import { untilEnded } from "../videos/harness.js";
 
 /** Every answer a test saw: status, headers and body text, searched for secrets at the end. */
 const seen: string[] = [];
@@ -46,6 +49,7 @@ describe.skipIf(!HAS_PG)("two instances sharing one bucket and one PostgreSQL", 
     a = await startTestGateway("postgres", shared);
     await a.createChannel({ type: "gemini", baseUrl: sim.url, models: ["image-model"] });
     await a.createChannel({ type: "task-relay", baseUrl: sim.url, models: ["audioa"] });
+    await a.createChannel({ type: "openai-videos", baseUrl: sim.url, models: ["sora-2"] });
     // B serves requests only: every stored copy of a task result is made by A's worker.
     const databaseUrl = a.gateway.ctx.config.databaseUrl;
     b = await startTestGateway("postgres", { ...shared, role: "api" }, { databaseUrl });
@@ -167,6 +171,30 @@ describe.skipIf(!HAS_PG)("two instances sharing one bucket and one PostgreSQL", 
     // An unknown key is still the gateway's own 404, never a redirect.
     expect((await get(`${redirecting.url}/audioa/files/${"Z".repeat(40)}.mp3`)).status).toBe(404);
     expect((await get(`${redirecting.url}/v1/images/files/${"Z".repeat(40)}.png`)).status).toBe(404);
+  });
+
+  it("serves from B, and by redirect, the files of a video A copied into the bucket", async () => {
+    const client = new OpenAI({ apiKey: key, baseURL: `${b.url}/v1`, maxRetries: 0 });
+    const created = await client.videos.create({ prompt: "a shared harbour", seconds: "4", size: "720x1280" });
+    const done = await untilEnded(client, created.id);
+    expect(done.status).toBe("completed");
+    const source = { prompt: "a shared harbour", seconds: "4", size: "720x1280" };
+    for (const variant of ["video", "thumbnail"] as const) {
+      const res = await client.videos.downloadContent(created.id, { variant });
+      expect(Buffer.from(await res.arrayBuffer()).equals(simVideoFile(source, variant))).toBe(true);
+    }
+    expect((await bucket.list("videos/")).length).toBeGreaterThanOrEqual(3);
+
+    const moved = await get(`${redirecting.url}/v1/videos/${created.id}/content`, { authorization: `Bearer ${key}` });
+    expect(moved.status).toBe(302);
+    const location = moved.headers.get("location") as string;
+    expect(location).toContain(`${bucket.prefix}/videos/`);
+    const direct = await fetch(location);
+    expect(Buffer.from(await direct.arrayBuffer()).equals(simVideoFile(source, "video"))).toBe(true);
+    // The official client follows the redirect; the bucket never sees the gateway token.
+    const viaClient = new OpenAI({ apiKey: key, baseURL: `${redirecting.url}/v1`, maxRetries: 0 });
+    const followed = await viaClient.videos.downloadContent(created.id);
+    expect(Buffer.from(await followed.arrayBuffer()).equals(simVideoFile(source, "video"))).toBe(true);
   });
 
   it("never shows the bucket's secret in an answer or a log line, nor its key id outside a redirect", () => {
