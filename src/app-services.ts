@@ -18,7 +18,7 @@ import type { Channels } from "./store/channels.js";
 import type { Store } from "./store/database.js";
 import { IdempotencyKeyRows } from "./store/idempotency-keys.js";
 import { Ledger } from "./store/ledger.js";
-import { listTasks, listWebhookDeliveries } from "./store/operator-lists.js";
+import { operatorListsOf } from "./store/operator-lists.js";
 import type { PriceBook } from "./store/prices.js";
 import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
 import { Settings } from "./store/settings.js";
@@ -144,10 +144,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
       logger.warn({ err }, "a request log row was dropped"),
     ),
-    operatorLists: {
-      tasks: (filter) => listTasks(store.db, filter),
-      webhookDeliveries: (filter) => listWebhookDeliveries(store.db, filter),
-    },
+    operatorLists: operatorListsOf(store.db),
     adminKeyHash: adminKeyHashSource(new Settings(store.db), config.adminKey, parts.adminKeyHash),
     instanceId,
     publicBaseUrl: () => (config.publicBaseUrl ?? parts.listenUrl()).replace(/\/+$/, ""),

@@ -1,18 +1,9 @@
 import type { Config } from "../../config.js";
 import type { RateLimits } from "../../limits/rate-limits.js";
-import type {
-  DeliveryListFilter,
-  listTasks,
-  listWebhookDeliveries,
-  TaskListFilter,
-} from "../../store/operator-lists.js";
+import type { OperatorLists } from "../../store/operator-lists.js";
 import type { AdminStores } from "./admin-stores.js";
 
-/** The task and webhook-delivery lists operators page through. */
-export interface OperatorLists {
-  tasks(filter: TaskListFilter): ReturnType<typeof listTasks>;
-  webhookDeliveries(filter: DeliveryListFilter): ReturnType<typeof listWebhookDeliveries>;
-}
+export type { OperatorLists };
 
 /** What the admin API uses. */
 export interface AdminDeps extends Omit<AdminStores, "allowPrivateWebhooks"> {

@@ -8,6 +8,8 @@ import { installSurface } from "../surfaces.js";
 import type { AdminDeps } from "./admin-deps.js";
 import type { AdminStores } from "./admin-stores.js";
 import { channelAdminRoutes } from "./channels.js";
+import { overviewAdminRoutes } from "./overview.js";
+import { recordAdminRoutes } from "./records.js";
 import { userAdminRoutes } from "./users.js";
 
 /** The operator API under /api/admin, authorised by the admin key (Bearer or x-admin-key). */
@@ -34,6 +36,8 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
     allowPrivateWebhooks: deps.config.webhooks.allowPrivateUrls,
     announce: deps.announce,
   };
-  await app.register(userAdminRoutes, { stores });
+  await app.register(userAdminRoutes, { stores, lists: deps.operatorLists });
   await app.register(channelAdminRoutes, { lists: deps.operatorLists, stores });
+  await app.register(recordAdminRoutes, { lists: deps.operatorLists });
+  await app.register(overviewAdminRoutes, { lists: deps.operatorLists });
 }

@@ -178,6 +178,9 @@ export const ChannelView = Type.Object(
     success_count: ReadOnly(Type.Integer({ minimum: 0 })),
     request_count: ReadOnly(Type.Integer({ minimum: 0 })),
     recent_success_rate: ReadOnly(Type.Number({ minimum: 0, maximum: 1 })),
+    latency_ms_p50: ReadOnly(
+      Nullable(Type.Integer({ minimum: 0, description: "median latency of the channel's last 100 logged requests" })),
+    ),
     created_at: Stamp,
     updated_at: Stamp,
   },
@@ -208,6 +211,8 @@ export function channelView(c: Channel): ChannelView {
     success_count: c.successCount,
     request_count: c.requestCount,
     recent_success_rate: c.recentSuccessRate,
+    // Filled from the request log where a view is answered over HTTP (channel list and show).
+    latency_ms_p50: null,
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };
