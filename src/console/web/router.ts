@@ -14,13 +14,20 @@ export interface RouteDef {
 
 export const BASE = "/console";
 
+/**
+ * The page's path under /console. An invite link carries its token in the fragment
+ * (/console/#/invite/<token>), which the browser never sends to the server, so it stays out of
+ * access logs; such a fragment names the page.
+ */
 export function currentPath(): string {
+  if (location.hash.startsWith("#/invite/")) return location.hash.slice(1);
   const p = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : location.pathname;
   return p === "" ? "/" : p;
 }
 
 export function navigate(to: string, replace = false): void {
   const url = `${BASE}${to}`;
+  // Leaving an invite page drops its fragment (and with it the token) from the address bar.
   if (replace) history.replaceState(null, "", url);
   else history.pushState(null, "", url);
   dispatchEvent(new PopStateEvent("popstate"));
@@ -31,7 +38,11 @@ export function usePath(): string {
   useEffect(() => {
     const update = () => setPath(currentPath());
     addEventListener("popstate", update);
-    return () => removeEventListener("popstate", update);
+    addEventListener("hashchange", update);
+    return () => {
+      removeEventListener("popstate", update);
+      removeEventListener("hashchange", update);
+    };
   }, []);
   return path;
 }
