@@ -8,6 +8,7 @@ import type { BackgroundService } from "./background-service.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import { LocalBlobStore } from "./blobs/local-blob-store.js";
 import type { Config } from "./config.js";
+import { buildConsoleServices, type ConsoleServices } from "./console/server/console-services.js";
 import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import { RateLimits } from "./limits/rate-limits.js";
@@ -23,6 +24,7 @@ import type { PriceBook } from "./store/prices.js";
 import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
 import { Settings } from "./store/settings.js";
 import type { Tokens } from "./store/tokens.js";
+import { UserImages } from "./store/user-images.js";
 import type { Users } from "./store/users.js";
 
 /**
@@ -64,6 +66,10 @@ export interface GatewayServices {
   taskFiles: BlobStore;
   /** Announces a change of operator data: local caches and other instances drop it. */
   announce(topic: ChangeTopic): Promise<void>;
+  /** The images each user was given as stored URLs (the console lists them). */
+  userImages: UserImages;
+  /** The console's accounts, sessions and reads. */
+  console: ConsoleServices;
   /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
   stopping: AbortSignal;
   /** Registers a background service; it starts with the gateway when its role runs workers. */
@@ -150,6 +156,8 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     publicBaseUrl: () => (config.publicBaseUrl ?? parts.listenUrl()).replace(/\/+$/, ""),
     taskFiles: new LocalBlobStore(path.join(config.dataDir, "blobs", "tasks")),
     announce,
+    userImages: new UserImages(store.db),
+    console: buildConsoleServices({ config, store, users: parts.users, redis: parts.redis }),
     stopping: parts.stopping,
     addService: parts.addService,
   };

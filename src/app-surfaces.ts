@@ -12,6 +12,7 @@ import { installSurface } from "./api/surfaces.js";
 import { taskRoutes } from "./api/tasks/index.js";
 import { taskSurfacePorts } from "./api/tasks/surface-ports.js";
 import type { GatewayServices } from "./app-services.js";
+import { consoleApiRoutes } from "./console/server/index.js";
 import { consoleWebRoutes } from "./console/web-server.js";
 import type { TaskStore } from "./store/tasks.js";
 
@@ -36,5 +37,6 @@ export async function registerSurfaces(
   await app.register(anthropicRoutes, { deps: services, prefix: "/v1/messages" });
   await app.register(openAiModelRoutes, { deps: services, prefix: "/v1" });
   await app.register(geminiRoutes, { deps: services, prefix: "/v1beta" });
+  await app.register(consoleApiRoutes, { deps: services, prefix: "/console/api" });
   await app.register(consoleWebRoutes);
 }

@@ -43,14 +43,14 @@ export function checkSettingNames(file: Tree, schema: TSchema = ConfigSchema, pr
   if (!TypeGuard.IsObject(schema)) return;
   for (const [key, value] of Object.entries(file)) {
     const setting = prefix ? `${prefix}.${key}` : key;
-    if (!prefix && SECRET_SETTINGS[key]) {
+    if (SECRET_SETTINGS[setting]) {
       throw new ConfigError(
-        `invalid setting "${setting}": secrets are read from the environment only (set ${SECRET_SETTINGS[key]})`,
+        `invalid setting "${setting}": secrets are read from the environment only (set ${SECRET_SETTINGS[setting]})`,
       );
     }
     const child = schema.properties[key];
     if (!child) {
-      const known = Object.keys(schema.properties).filter((k) => prefix || !SECRET_SETTINGS[k]);
+      const known = Object.keys(schema.properties).filter((k) => !SECRET_SETTINGS[prefix ? `${prefix}.${k}` : k]);
       throw new ConfigError(`invalid setting "${setting}": unknown setting (known here: ${known.join(", ")})`);
     }
     if (isTree(value)) checkSettingNames(value, child, setting);

@@ -74,6 +74,12 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   "webhooks.maxAgeSeconds": "WEBHOOK_MAX_AGE_SECONDS",
   "webhooks.timeoutMs": "WEBHOOK_TIMEOUT_MS",
   metricsPublic: "METRICS_PUBLIC",
+  "console.passwordCost": "CONSOLE_PASSWORD_COST",
+  "console.sessionIdleSeconds": "CONSOLE_SESSION_IDLE_SECONDS",
+  "console.sessionMaxSeconds": "CONSOLE_SESSION_MAX_SECONDS",
+  "console.loginFailuresPerAccount": "CONSOLE_LOGIN_FAILURES_PER_ACCOUNT",
+  "console.loginFailuresPerAddress": "CONSOLE_LOGIN_FAILURES_PER_ADDRESS",
+  "console.inviteSeconds": "CONSOLE_INVITE_SECONDS",
 };
 
 /** Settings read from the environment only: they hold secrets. */
@@ -82,4 +88,5 @@ export const SECRET_SETTINGS: Readonly<Record<string, string>> = {
   redisUrl: "REDIS_URL",
   adminKey: "ADMIN_KEY",
   metricsKey: "METRICS_KEY",
+  "console.cookieSecret": "CONSOLE_COOKIE_SECRET",
 };

@@ -83,7 +83,7 @@ export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides):
   if (first) {
     const setting = settingName(first.path);
     // A secret's value never goes into a message, even a wrong one.
-    const got = /^(adminKey|metricsKey|databaseUrl|redisUrl)$|\.key$/.test(setting)
+    const got = /^(adminKey|metricsKey|databaseUrl|redisUrl|console\.cookieSecret)$|\.key$/.test(setting)
       ? ""
       : ` (got ${JSON.stringify(first.value)})`;
     const variable = ENV_OF_SETTING[setting] ?? SECRET_SETTINGS[setting];
