@@ -63,10 +63,14 @@ function likeContaining(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** Users whose name contains `q` (any case), oldest first, paged by id. */
+/** Users whose name or email contains `q` (any case), oldest first, paged by id. */
 export function searchUsers(db: Kysely<Database>, f: { q?: string; after?: number; limit: number }) {
   let query = db.selectFrom("users").selectAll();
-  if (f.q) query = query.where(sql<boolean>`lower(name) like ${likeContaining(f.q)} escape '\\'`);
+  if (f.q) {
+    const pattern = likeContaining(f.q);
+    // Emails are kept lower-case.
+    query = query.where(sql<boolean>`(lower(name) like ${pattern} escape '\\' or email like ${pattern} escape '\\')`);
+  }
   if (f.after !== undefined) query = query.where("id", ">", f.after);
   return query.orderBy("id").limit(f.limit).execute();
 }

@@ -135,14 +135,21 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(JSON.stringify(backwards.body)).toContain("to");
     });
 
-    it("searches users by part of the name, any case, and pages by id", async () => {
+    it("searches users by part of the name or email, any case, and pages by id", async () => {
       const { gw } = env;
       for (const name of ["Alice Smith", "malicious", "bob_x", "bobby"]) {
         expect((await gw.admin("POST", "/users", { name })).status).toBe(200);
       }
+      const mail = await gw.admin("POST", "/users", { name: "carol" });
+      await gw.gateway.ctx.store.db
+        .updateTable("users")
+        .set({ email: "carol.alison@example.com" })
+        .where("id", "=", mail.body.data.id)
+        .execute();
       const names = async (query: string) =>
         ((await gw.admin("GET", `/users?${query}`)).body.data as any[]).map((u) => u.name);
-      expect(await names("q=ALI")).toEqual(["Alice Smith", "malicious"]);
+      expect(await names("q=ALI")).toEqual(["Alice Smith", "malicious", "carol"]);
+      expect(await names("q=example.COM")).toEqual(["carol"]);
       expect(await names("q=_")).toEqual(["bob_x"]);
       expect(await names("q=%25")).toEqual([]);
       const first = (await gw.admin("GET", "/users?q=bob&limit=1")).body.data;

@@ -64,7 +64,7 @@ export const OverviewView = Type.Object(
 
 export const UserListQuery = Type.Object(
   {
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "part of the name, any case" })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "part of the name or email, any case" })),
     limit: Type.Optional(Limit),
     after: Type.Optional(IdText),
   },

@@ -33,7 +33,7 @@ export async function userAdminRoutes(base: FastifyInstance, opts: { stores: Adm
     {
       schema: {
         summary: "List users",
-        description: "Oldest first; `q` keeps the users whose name holds it (any case); `after` pages by id.",
+        description: "Oldest first; `q` keeps the users whose name or email holds it (any case); `after` pages by id.",
         querystring: UserListQuery,
         response: answers(Type.Array(UserView)),
       },
