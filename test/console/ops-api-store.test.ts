@@ -5,6 +5,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/database.js";
 import { migrateToLatest } from "../../src/store/migrate.js";
+import { TASK_EVENTS_PER_TASK } from "../../src/store/migrations/012_console_indexes.js";
 import { taskHistory } from "../../src/store/task-events.js";
 import { spendSeries } from "../../src/store/usage-series.js";
 import type { StoreKind } from "../support/gateway.js";
@@ -197,6 +198,24 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         ["status", "SUBMITTED -> FAILURE: upstream said no"],
       ]);
       expect(history.every((h) => h.at > 1_700_000_000)).toBe(true);
+    });
+
+    it("keeps at most 100 events a task, whatever keeps failing", async () => {
+      const row = await store.db
+        .insertInto("tasks")
+        .values(taskRow(101, alice, { status: "SUBMITTED", task_id: "hist-2" }))
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      for (let n = 0; n < 110; n++) {
+        await store.db
+          .updateTable("tasks")
+          .set({ poll_errors: sql`poll_errors + 1` })
+          .where("id", "=", Number(row.id))
+          .execute();
+      }
+      const history = await taskHistory(store.db, Number(row.id));
+      expect(history).toHaveLength(TASK_EVENTS_PER_TASK);
+      expect(history.at(-1)?.detail).toBe(`poll failed (${TASK_EVENTS_PER_TASK - 1} in a row)`);
     });
   });
 }

@@ -1,6 +1,11 @@
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TaskListFilter, taskListQuery } from "../../src/store/operator-lists.js";
+import {
+  type RequestLogFilter,
+  requestLogQuery,
+  type TaskListFilter,
+  taskListQuery,
+} from "../../src/store/operator-lists.js";
 import type { Database } from "../../src/store/schema.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
@@ -33,9 +38,28 @@ async function seedTasks(db: Kysely<Database>, kind: StoreKind, u0: number): Pro
   }
 }
 
+/** 100,000 request-log rows: row i has status 200 or (every 7th) 502, channel 100 + i % 5, model m-(i % 3). */
+async function seedRequestLogs(db: Kysely<Database>, kind: StoreKind, u0: number): Promise<void> {
+  const columns = sql.raw(`(created_at, request_id, user_id, token_id, channel_id, surface, model, prompt_tokens,
+    completion_tokens, cached_tokens, quota, latency_ms, status, error)`);
+  const values = sql`${sql.lit(T0)} + i, 'r-' || i, ${sql.lit(u0)} + i % 10, null, 100 + i % 5, 'images',
+    'm-' || (i % 3), 0, 1, 0, 5, 100, case when i % 7 = 0 then 502 else 200 end, null`;
+  if (kind === "postgres") {
+    await sql`insert into request_logs ${columns} select ${values} from generate_series(0, ${sql.lit(TASKS - 1)}) as i`.execute(
+      db,
+    );
+    await sql`analyze request_logs`.execute(db);
+  } else {
+    await sql`insert into request_logs ${columns}
+      with recursive seq(i) as (select 0 union all select i + 1 from seq where i < ${sql.lit(TASKS - 1)})
+      select ${values} from seq`.execute(db);
+    await sql`analyze`.execute(db);
+  }
+}
+
 /** The plan's lines (SQLite) or its JSON (PostgreSQL), as text. */
-async function planOf(db: Kysely<Database>, kind: StoreKind, f: TaskListFilter): Promise<string> {
-  const q = taskListQuery(db, f).compile();
+async function planOf(db: Kysely<Database>, kind: StoreKind, compiled: CompiledQuery): Promise<string> {
+  const q = compiled;
   const prefix = kind === "postgres" ? "explain (format json) " : "explain query plan ";
   const res = await db.executeQuery(CompiledQuery.raw(prefix + q.sql, [...q.parameters]));
   return JSON.stringify(res.rows);
@@ -55,6 +79,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(ids).toEqual(ids.map((_, n) => u0 + n));
       const db = gw.gateway.ctx.store.db;
       await seedTasks(db, kind, u0);
+      await seedRequestLogs(db, kind, u0);
       const first = await db.selectFrom("tasks").select("id").where("task_id", "=", "seed-0").executeTakeFirstOrThrow();
       firstId = Number(first.id);
     }, 120_000);
@@ -91,7 +116,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           filters.forEach((name, bit) => {
             if (mask & (1 << bit)) (f as any)[name] = value[name as keyof typeof value];
           });
-          const plan = await planOf(db, kind, f);
+          const plan = await planOf(db, kind, taskListQuery(db, f).compile());
           if (kind === "sqlite") {
             // One of the filter indexes, or (a filter most rows pass, after a cursor) the id range itself.
             expect(plan, JSON.stringify(f)).toMatch(
@@ -102,6 +127,35 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
             expect(plan, JSON.stringify(f)).toMatch(/Index Scan|Index Only Scan|Bitmap Index Scan/);
             expect(plan, JSON.stringify(f)).not.toContain("Seq Scan");
           }
+        }
+      }
+    });
+
+    it("browses 100,000 request-log rows through an index for every combination of filters", async () => {
+      const db = gw.gateway.ctx.store.db;
+      const page = await gw.admin("GET", `/request-logs?status=502&channel_id=101&model=m-2&limit=3`);
+      // 502: i = 0 mod 7; channel 101: i = 1 mod 5; m-2: i = 2 mod 3; so i = 56 mod 105, newest first.
+      const newest = Array.from({ length: TASKS }, (_, i) => i)
+        .filter((i) => i % 105 === 56)
+        .reverse()
+        .slice(0, 3);
+      expect(page.body.data.map((r: any) => r.request_id)).toEqual(newest.map((i) => `r-${i}`));
+      const filters: (keyof RequestLogFilter)[] = ["userId", "channelId", "model", "status"];
+      const value = { userId: u0 + 6, channelId: 101, model: "m-2", status: 502 };
+      for (let mask = 1; mask < 16; mask++) {
+        const f: RequestLogFilter = { limit: 50, after: 60_000 };
+        filters.forEach((name, bit) => {
+          if (mask & (1 << bit)) (f as any)[name] = value[name as keyof typeof value];
+        });
+        const plan = await planOf(db, kind, requestLogQuery(db, f).compile());
+        if (kind === "sqlite") {
+          expect(plan, JSON.stringify(f)).toMatch(
+            /SEARCH request_logs USING (COVERING )?INDEX request_logs_\w+_idx|SEARCH request_logs USING INTEGER PRIMARY KEY \(rowid<\?\)/,
+          );
+          expect(plan, JSON.stringify(f)).not.toMatch(/TEMP B-TREE|SCAN request_logs/);
+        } else {
+          expect(plan, JSON.stringify(f)).toMatch(/Index Scan|Index Only Scan|Bitmap Index Scan/);
+          expect(plan, JSON.stringify(f)).not.toContain("Seq Scan");
         }
       }
     });

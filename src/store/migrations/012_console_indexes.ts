@@ -59,6 +59,10 @@ begin
     insert into task_events (task_id, at, event, detail) values (new.id, now_s, 'created', 'on channel ' || new.channel_id);
     return null;
   end if;
+  -- Most updates (a poll that changed nothing) record nothing: leave before counting the events.
+  if old.status = new.status and old.channel_id = new.channel_id and new.poll_errors <= old.poll_errors then
+    return null;
+  end if;
   if (select count(*) from task_events e where e.task_id = new.id) >= ${TASK_EVENTS_PER_TASK} then
     return null;
   end if;
