@@ -5,6 +5,10 @@ import "uplot/dist/uPlot.min.css";
 
 const COLORS = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
 
+const COMPACT = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 1 });
+/** Axis numbers short enough for the axis: 1.5M, 250K. */
+const compact = (n: number) => COMPACT.format(n);
+
 export interface ChartSeries {
   label: string;
   values: number[];
@@ -31,11 +35,11 @@ export function TimeChart({
     const shown = series.length > 0 ? series : [{ label: "none", values: x.map(() => 0) }];
     const opts: uPlot.Options = {
       width: Math.max(200, el.clientWidth),
-      height: height - 40,
-      legend: { show: true },
+      height: height - 48,
+      legend: { show: true, live: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true } },
-      axes: [{}, { size: 56 }],
+      axes: [{}, { size: 64, values: (_u, ticks) => ticks.map(compact) }],
       series: [
         {},
         ...shown.map((s, i) => ({
@@ -43,13 +47,14 @@ export function TimeChart({
           stroke: COLORS[i % COLORS.length],
           fill: `${COLORS[i % COLORS.length]}22`,
           width: 2,
+          points: { show: !bars && x.length < 40 },
           paths: bars ? uPlot.paths.bars?.({ size: [0.8, 40] }) : undefined,
         })),
       ],
     };
     const plot = new uPlot(opts, [x, ...shown.map((s) => s.values)] as uPlot.AlignedData, el);
     const resize = new ResizeObserver(() =>
-      plot.setSize({ width: Math.max(200, el.clientWidth), height: height - 40 }),
+      plot.setSize({ width: Math.max(200, el.clientWidth), height: height - 48 }),
     );
     resize.observe(el);
     return () => {

@@ -1,7 +1,7 @@
 // The small parts every page uses: labelled fields, tables that scroll inside themselves,
 // notices read out to screen readers, a loader hook and the formatters.
 import type { TSchema } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
+import { Errors } from "@sinclair/typebox/errors";
 import type { ComponentChildren, JSX } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiError } from "./api.js";
@@ -202,7 +202,7 @@ export function messageOf(e: unknown): string {
 
 /** The first problem of a form's value against its schema, as "field: message", or null. */
 export function check(schema: TSchema, value: unknown): string | null {
-  const first = Value.Errors(schema, value).First();
+  const first = Errors(schema, value).First();
   if (!first) return null;
   const field = first.path.replace(/^\//, "").replace(/\//g, ".");
   return field ? `${field}: ${first.message}` : first.message;

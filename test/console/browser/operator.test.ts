@@ -153,9 +153,9 @@ describe.skipIf(CHROMIUM === null)("console in a browser: operator", () => {
     await page.getByRole("link", { name: "Overview" }).click();
     await page.getByRole("heading", { name: "Overview" }).waitFor();
     await expect.poll(() => page.getByTestId("spend-total").textContent()).toBe(charge.toLocaleString("en"));
-    // The chart draws a series for what was spent (uPlot's legend lists each series).
+    // The chart draws a series for the model the task asked for (uPlot's legend names each series).
     const spendChart = page.locator("figure", { has: page.getByText("Spend by model", { exact: true }) });
-    await expect.poll(() => spendChart.locator(".u-legend .u-series").count()).toBeGreaterThan(1);
+    await expect.poll(() => spendChart.locator(".u-legend .u-series").allTextContents()).toEqual(["chirp-v3-5"]);
     expect(await spendChart.locator("canvas").count()).toBe(1);
     expect(await layoutShift(page)).toBeLessThan(0.05);
     expect(await unlabelledControls(page)).toEqual([]);

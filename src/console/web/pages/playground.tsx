@@ -64,7 +64,7 @@ export function PlaygroundPage() {
 }
 
 function ImageCard() {
-  const [model, setModel] = useState("gpt-image-1");
+  const [model, setModel] = useState("image-model-2-1k");
   const [prompt, setPrompt] = useState("");
   const [images, setImages] = useState<string[]>([]);
   const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
@@ -187,8 +187,8 @@ function MusicCard() {
 }
 
 function StreamCard() {
-  const [api, setApi] = useState("openai");
-  const [model, setModel] = useState("gpt-4o-mini");
+  const [api, setApi] = useState("gemini");
+  const [model, setModel] = useState("gemini-2.5-flash");
   const [prompt, setPrompt] = useState("");
   const [text, setText] = useState("");
   const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });

@@ -84,10 +84,8 @@ export function TasksPage() {
           onChange={set("platform")}
           options={[
             ["", "Any family"],
-            ["suno", "suno"],
-            ["midjourney", "midjourney"],
-            ["video", "video"],
-            ["kling", "kling"],
+            ["audioa", "audioa"],
+            ["audiob", "audiob"],
           ]}
         />
         <Select label="State" value={draft.status} onChange={set("status")} options={STATES} />
