@@ -41,7 +41,9 @@ export class ConsoleReads {
     since: number,
     bucketSeconds: number,
   ): Promise<{ start: number; model: string; spend: number }[]> {
-    const bucket = sql<number>`created_at - (created_at % ${bucketSeconds})`;
+    // A literal, not a parameter: PostgreSQL matches the grouped expression to the selected one
+    // only when both are the same text, and two parameters are two different texts.
+    const bucket = sql<number>`created_at - (created_at % ${sql.lit(Math.trunc(bucketSeconds))})`;
     const rows = await this.db
       .selectFrom("request_logs")
       .select([bucket.as("start"), "model", (eb) => eb.fn.sum<number>("quota").as("spend")])

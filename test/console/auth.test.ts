@@ -194,6 +194,23 @@ describe("console accounts and sessions", () => {
     expect(left).toEqual([]);
   });
 
+  it("ends a disabled account's sessions at once and refuses its sign-in", async () => {
+    await createOperator(gw, "leaving");
+    const c = client();
+    expect((await c.login("leaving")).status).toBe(200);
+    await gw.gateway.ctx.console.accounts.setOperatorStatus("leaving", "disabled");
+    expect((await c.call("GET", "/api/admin/users")).status).toBe(401);
+    expect((await c.call("GET", "/console/api/session")).status).toBe(401);
+    expect((await client().login("leaving")).status).toBe(401);
+
+    const userId = await createConsoleUser(gw, "suspended");
+    const u = client();
+    expect((await u.login("suspended")).status).toBe(200);
+    expect((await gw.admin("PATCH", `/users/${userId}`, { status: "disabled" })).status).toBe(200);
+    expect((await u.call("GET", "/console/api/me")).status).toBe(401);
+    expect((await client().login("suspended")).status).toBe(401);
+  });
+
   it("slows sign-ins per account: 429 with Retry-After, even with the right password", async () => {
     await createConsoleUser(gw, "slowed", { email: "slowed@example.com" });
     for (let i = 0; i < 3; i++) {

@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ImageEnv, postImages, startImageEnv } from "../images/harness.js";
+import type { StoreKind } from "../support/gateway.js";
+import { HAS_PG } from "../support/postgres.js";
 import { ConsoleClient, createConsoleUser, TEST_PASSWORD_COST } from "./console-client.js";
 
-/** A user's own API (/console/api/me/...) over HTTP on a real gateway (SQLite) with the simulator. */
-describe("the console's user API", () => {
+const kinds: StoreKind[] = HAS_PG ? ["sqlite", "postgres"] : ["sqlite"];
+
+/** A user's own API (/console/api/me/...) over HTTP on a real gateway with the simulator. */
+describe.each(kinds)("the console's user API on %s", (kind) => {
   let env: ImageEnv;
   let alice: ConsoleClient;
   let bob: ConsoleClient;
@@ -12,7 +16,7 @@ describe("the console's user API", () => {
   const aliceTask = "task_consoleownedbyalice000000000000";
 
   beforeAll(async () => {
-    env = await startImageEnv("sqlite", {
+    env = await startImageEnv(kind, {
       console: { passwordCost: TEST_PASSWORD_COST },
       webhooks: { allowPrivateUrls: true },
     });
@@ -174,6 +178,16 @@ describe("the console's user API", () => {
     const expired = await postImages(env.gw, issued.body.key, { model: "image-model-2-1k", prompt: "again" });
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe("token_expired");
+  });
+
+  it("never writes a token's key to the log", async () => {
+    const created = await alice.call("POST", "/console/api/me/tokens", { name: "quiet" });
+    const playground = await alice.call("POST", "/console/api/me/playground-token");
+    const logs = env.gw.logs.join("\n");
+    for (const key of [created.body.key, playground.body.key]) {
+      expect(key).toMatch(/^sk-/);
+      expect(logs).not.toContain(key);
+    }
   });
 
   it("answers 401 to the user API without a session", async () => {
