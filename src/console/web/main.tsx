@@ -6,7 +6,13 @@ import { AcceptInvite, SignIn, SignUp } from "./pages/auth.js";
 import { operatorRoutes } from "./pages/operator-routes.js";
 import { userRoutes } from "./pages/user-routes.js";
 import { installLinkHandler, match, navigate, type RouteDef, usePath } from "./router.js";
-import "./styles.css";
+import "./styles/base.css";
+import "./styles/forms.css";
+import "./styles/layout.css";
+import "./styles/tables.css";
+import "./styles/charts.css";
+import "./styles/media.css";
+import "./styles/narrow.css";
 
 function NotFound() {
   return (

@@ -34,7 +34,7 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", () => {
   beforeAll(async () => {
     sim = await startSimulator({ taskRelay: { completeAfterMs: 0 } });
     gw = await startTestGateway("sqlite", { logLevel: "warn", console: { passwordCost: TEST_PASSWORD_COST } });
-    await gw.createChannel({ type: "gemini", baseUrl: sim.url, models: ["image-model-2-1k"] });
+    await gw.createChannel({ type: "gemini", baseUrl: sim.url, models: ["image-model-2-1k", "gemini-2.5-flash"] });
     await gw.createChannel({ type: "task-relay", baseUrl: sim.url, models: ["audioa"] });
     const dave = await gw.admin("POST", "/users", { name: "dave", quota: 5_000_000 });
     const invite = await gw.admin("POST", `/users/${dave.body.data.id}/invite`);
@@ -115,7 +115,7 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", () => {
     expect(await unlabelledControls(page)).toEqual([]);
   });
 
-  it("makes an image in the playground and finds it among their images", async () => {
+  it("makes an image and streams content in the playground, and finds the image among theirs", async () => {
     await page.getByRole("link", { name: "Playground" }).click();
     await page.getByRole("heading", { name: "Playground" }).waitFor();
     await page.getByLabel("Image model").fill("image-model-2-1k");
@@ -125,6 +125,14 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", () => {
     await made.first().waitFor();
     await expect.poll(() => made.first().evaluate((img: any) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
     expect(await unlabelledControls(page)).toEqual([]);
+
+    // The content stream shows its text as it arrives.
+    await page.getByLabel("API").selectOption("gemini");
+    await page.getByLabel("Content model").fill("gemini-2.5-flash");
+    await page.getByLabel("Message").fill("say something");
+    await page.getByRole("button", { name: "Send" }).click();
+    await expect.poll(() => page.getByTestId("stream-output").textContent()).not.toBe("");
+    await page.getByRole("button", { name: "Send" }).waitFor();
 
     await page.getByRole("link", { name: "Images" }).click();
     await page.getByRole("heading", { name: "My images" }).waitFor();
