@@ -81,6 +81,13 @@ describe("console accounts and sessions", () => {
     expect(missing.body.error).toMatchObject({ code: "invalid_request", field: "password" });
   });
 
+  it("answers unknown console API paths in its own error shape, never cached", async () => {
+    const res = await client().call("GET", "/console/api/no-such-thing");
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe("route_not_found");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
   it("answers 401 without a session and for a cookie with a forged signature", async () => {
     expect((await client().call("GET", "/console/api/session")).status).toBe(401);
     const c = client();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { installInputBounds } from "../../api/input-bounds.js";
 import { installSurface } from "../../api/surfaces.js";
+import { GatewayError } from "../../core/errors.js";
 import { consoleAuthRoutes } from "./auth-routes.js";
 import { consoleMeRoutes } from "./me-routes.js";
 import { consoleMeTokenRoutes } from "./me-token-routes.js";
@@ -36,4 +37,9 @@ export async function consoleApiRoutes(app: FastifyInstance, opts: { deps: Conso
   await app.register(consoleAuthRoutes, { deps });
   await app.register(consoleMeRoutes, { deps });
   await app.register(consoleMeTokenRoutes, { deps });
+  // The pages answer every other path under /console (deep links); an unknown API path is this
+  // API's own 404, in its shape, never the pages' shell.
+  app.all("/*", { schema: { hide: true } }, async (request) => {
+    throw new GatewayError("GW_ERR_ROUTE_NOT_FOUND", `No route for ${request.method} ${request.url.split("?")[0]}.`);
+  });
 }
