@@ -150,6 +150,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         ((await gw.admin("GET", `/users?${query}`)).body.data as any[]).map((u) => u.name);
       expect(await names("q=ALI")).toEqual(["Alice Smith", "malicious", "carol"]);
       expect(await names("q=example.COM")).toEqual(["carol"]);
+      const carol = (await gw.admin("GET", "/users?q=carol")).body.data[0];
+      expect(carol.email).toBe("carol.alison@example.com");
+      expect((await gw.admin("GET", `/users/${carol.id}`)).body.data.email).toBe("carol.alison@example.com");
       expect(await names("q=_")).toEqual(["bob_x"]);
       expect(await names("q=%25")).toEqual([]);
       const first = (await gw.admin("GET", "/users?q=bob&limit=1")).body.data;

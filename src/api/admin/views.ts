@@ -66,6 +66,9 @@ export const UserView = Type.Object(
   {
     id: Id,
     ...userWritable,
+    email: ReadOnly(
+      Nullable(Type.String({ description: "the console sign-in email, lower-case; set by the user's sign-up" })),
+    ),
     quota: ReadOnly({ ...Quota, description: "balance; changed by top-ups and spending" }),
     used_quota: ReadOnly(Quota),
     created_at: Stamp,
@@ -83,6 +86,7 @@ export function userView(u: UserRow): UserView {
     group: u.group,
     status: u.status as UserView["status"],
     webhook_url: u.webhook_url,
+    email: u.email ?? null,
     quota: Number(u.quota),
     used_quota: Number(u.used_quota),
     credit_line: Number(u.credit_line),
