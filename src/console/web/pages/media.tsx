@@ -2,7 +2,7 @@
 import { useState } from "preact/hooks";
 import { get, query } from "../api.js";
 import { Card, fmtTime, Notice, Page, Pager, Select, Table, useLoad, usePager } from "../ui.js";
-import { RecordList } from "./tasks.js";
+import { MediaView, RecordList } from "./record.js";
 
 interface OwnTask {
   task_id: string;
@@ -23,70 +23,6 @@ interface Image {
   created_at: number;
   model: string;
   url: string;
-}
-
-type MediaKind = "audio" | "video" | "image";
-
-/** Every URL in a record that a player or an image can show, by the key's name or the file's ending. */
-export function mediaOf(value: unknown, found = new Map<string, MediaKind>(), key = ""): Map<string, MediaKind> {
-  if (typeof value === "string") {
-    if (!/^(https?:|\/|data:|blob:)/.test(value)) return found;
-    const k = key.toLowerCase();
-    const ext = value.split("?")[0]?.split(".").pop()?.toLowerCase() ?? "";
-    if (k.includes("video") || ["mp4", "webm", "mov"].includes(ext) || value.startsWith("data:video"))
-      found.set(value, "video");
-    else if (
-      k.includes("audio") ||
-      ["mp3", "wav", "ogg", "m4a", "flac"].includes(ext) ||
-      value.startsWith("data:audio")
-    )
-      found.set(value, "audio");
-    else if (
-      k.includes("image") ||
-      ["png", "jpg", "jpeg", "webp", "gif"].includes(ext) ||
-      value.startsWith("data:image")
-    )
-      found.set(value, "image");
-  } else if (Array.isArray(value)) {
-    for (const v of value) mediaOf(v, found, key);
-  } else if (value && typeof value === "object") {
-    for (const [k, v] of Object.entries(value)) mediaOf(v, found, k);
-  }
-  return found;
-}
-
-export function MediaView({ record, compact = false }: { record: unknown; compact?: boolean }) {
-  const media = [...mediaOf(record)];
-  if (media.length === 0) return compact ? <span class="muted">—</span> : <p class="muted">No media in this record.</p>;
-  return (
-    <div class={compact ? "media compact" : "media"}>
-      {media.slice(0, compact ? 1 : 12).map(([url, kind]) =>
-        kind === "video" ? (
-          // biome-ignore lint/a11y/useMediaCaption: generated media has no captions
-          <video
-            key={url}
-            src={url}
-            controls
-            preload="metadata"
-            width={compact ? 120 : 320}
-            height={compact ? 68 : 180}
-          />
-        ) : kind === "audio" ? (
-          // biome-ignore lint/a11y/useMediaCaption: generated media has no captions
-          <audio key={url} src={url} controls preload="none" />
-        ) : (
-          <img
-            key={url}
-            src={url}
-            alt="A generated result"
-            loading="lazy"
-            width={compact ? 64 : 256}
-            height={compact ? 64 : 256}
-          />
-        ),
-      )}
-    </div>
-  );
 }
 
 export function MyTasksPage() {

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { post } from "../api.js";
 import { Card, Input, messageOf, Notice, Page, Select, TextArea } from "../ui.js";
-import { MediaView } from "./media.js";
+import { MediaView } from "./record.js";
 
 let cached: { key: string; expires_at: number } | null = null;
 

@@ -3,6 +3,7 @@
 import { useState } from "preact/hooks";
 import { get, query } from "../api.js";
 import { Card, fmtQuota, fmtTime, Input, Notice, Page, Pager, Select, Table, useLoad, usePager } from "../ui.js";
+import { MediaView, RecordList } from "./record.js";
 
 export interface AdminTask {
   id: number;
@@ -116,6 +117,7 @@ export function TaskPage({ taskId }: { taskId: string }) {
   return (
     <Page title={`Task ${taskId}`}>
       <Notice error={task.error} />
+      <Card title="Result">{task.data ? <MediaView record={record} /> : <p>Loading…</p>}</Card>
       <Card title="Record">
         <RecordList record={task.data ? record : null} />
       </Card>
@@ -136,20 +138,5 @@ export function TaskPage({ taskId }: { taskId: string }) {
         />
       </Card>
     </Page>
-  );
-}
-
-/** Every field of a record as a definition list; nested values as JSON. */
-export function RecordList({ record }: { record: Record<string, unknown> | null }) {
-  if (!record) return <p>Loading…</p>;
-  return (
-    <dl class="record">
-      {Object.entries(record).map(([k, v]) => (
-        <div key={k}>
-          <dt>{k}</dt>
-          <dd class="mono">{v === null || v === "" ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v)}</dd>
-        </div>
-      ))}
-    </dl>
   );
 }
