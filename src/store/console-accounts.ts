@@ -80,6 +80,20 @@ export class ConsoleAccounts {
       .execute();
   }
 
+  /** Revokes a user's tokens of this name that have expired (earlier playground tokens); how many. */
+  async revokeExpiredTokens(userId: number, name: string, now: number): Promise<number> {
+    const rows = await this.db
+      .updateTable("tokens")
+      .set({ status: "revoked", updated_at: now })
+      .where("user_id", "=", userId)
+      .where("name", "=", name)
+      .where("status", "=", "enabled")
+      .where("expires_at", "<=", now)
+      .returning("id")
+      .execute();
+    return rows.length;
+  }
+
   /** Sets a user's email (lower-cased); false when another user has it. */
   async setUserEmail(userId: number, email: string | null): Promise<boolean> {
     try {

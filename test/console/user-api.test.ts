@@ -178,6 +178,13 @@ describe.each(kinds)("the console's user API on %s", (kind) => {
     const expired = await postImages(env.gw, issued.body.key, { model: "image-model-2-1k", prompt: "again" });
     expect(expired.status).toBe(401);
     expect(expired.body.error.code).toBe("token_expired");
+
+    // The next playground token revokes the ones that ran out.
+    expect((await alice.call("POST", "/console/api/me/playground-token")).status).toBe(200);
+    const playground = (await alice.call("GET", "/console/api/me/tokens")).body.filter(
+      (t: { name: string }) => t.name === "console playground",
+    );
+    expect(playground.map((t: { status: string }) => t.status).sort()).toEqual(["enabled", "revoked"]);
   });
 
   it("never writes a token's key to the log", async () => {

@@ -110,6 +110,8 @@ export async function consoleMeTokenRoutes(base: FastifyInstance, opts: { deps: 
     },
     async (request) => {
       const session = await requireUser(deps, request);
+      // Earlier playground tokens that ran out are revoked, so they do not pile up in the list.
+      await deps.console.accounts.revokeExpiredTokens(session.subjectId, PLAYGROUND_TOKEN_NAME, unixNow());
       const expiresAt = unixNow() + PLAYGROUND_TOKEN_SECONDS;
       const created = await ops.createToken(s, session.subjectId, {
         name: PLAYGROUND_TOKEN_NAME,
