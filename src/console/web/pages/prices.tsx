@@ -16,6 +16,7 @@ interface Price {
 export function PricesPage() {
   const prices = useLoad(() => get<Price[]>("/api/admin/prices"), []);
   const ratios = useLoad(() => get<Array<{ group: string; ratio: number }>>("/api/admin/group-ratios"), []);
+  const [editing, setEditing] = useState<Price | null>(null);
   return (
     <Page title="Prices and group ratios">
       <Notice error={prices.error ?? ratios.error} />
@@ -30,10 +31,18 @@ export function PricesPage() {
           { title: "Output / M", numeric: true, cell: (p) => p.output_per_million },
           { title: "Cached", numeric: true, cell: (p) => p.cached_ratio },
           { title: "Updated", cell: (p) => fmtTime(p.updated_at) },
+          {
+            title: "Change",
+            cell: (p) => (
+              <button type="button" aria-label={`Change the price of ${p.name}`} onClick={() => setEditing(p)}>
+                Change
+              </button>
+            ),
+          },
         ]}
       />
       <div class="grid2">
-        <PriceForm onDone={prices.reload} />
+        <PriceForm key={editing ? `${editing.kind}:${editing.name}` : "new"} price={editing} onDone={prices.reload} />
         <Card title="Group ratios">
           <Table
             caption="Group ratios"
@@ -50,13 +59,13 @@ export function PricesPage() {
   );
 }
 
-function PriceForm({ onDone }: { onDone: () => void }) {
+function PriceForm({ price, onDone }: { price: Price | null; onDone: () => void }) {
   const [form, setForm] = useState({
-    kind: "image",
-    name: "",
-    price: "",
-    input_per_million: "",
-    output_per_million: "",
+    kind: price?.kind ?? "image",
+    name: price?.name ?? "",
+    price: price ? String(price.price) : "",
+    input_per_million: price ? String(price.input_per_million) : "",
+    output_per_million: price ? String(price.output_per_million) : "",
   });
   const action = useAction();
   const set = (k: keyof typeof form) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
@@ -78,7 +87,7 @@ function PriceForm({ onDone }: { onDone: () => void }) {
     });
   };
   return (
-    <Card title="Set a price">
+    <Card title={price ? `Change ${price.name}` : "Set a price"}>
       <form class="form-grid" onSubmit={submit}>
         <Select
           label="Kind"

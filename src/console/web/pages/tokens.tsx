@@ -134,9 +134,6 @@ export function TokensPage() {
           </div>
         ) : null}
       </Card>
-      <p class="muted">
-        Created tokens work at once with every public endpoint. {tokens.data ? `${tokens.data.length} tokens.` : ""}
-      </p>
     </Page>
   );
 }
