@@ -174,6 +174,17 @@ describe("console accounts and sessions", () => {
     }
   });
 
+  it("replaces the browser's session on a new sign-in", async () => {
+    const c = client();
+    await c.login("root");
+    const first = c.cookie;
+    expect((await c.login("alice")).body.role).toBe("user");
+    const old = client();
+    old.cookie = first;
+    expect((await old.call("GET", "/console/api/session")).status).toBe(401);
+    expect((await c.call("GET", "/console/api/session")).body.name).toBe("alice");
+  });
+
   it("ends the session on logout: the old cookie no longer works", async () => {
     const c = client();
     await c.login("root");

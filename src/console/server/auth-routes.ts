@@ -44,7 +44,14 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
       },
     },
     async (request, reply) => {
-      const account = await deps.console.signIn.check(request.body.login, request.body.password, request.ip);
+      const account = await deps.console.signIn
+        .check(request.body.login, request.body.password, request.ip)
+        .catch((err: unknown) => {
+          // Who tried is not logged: a password typed into the name field would land in the log.
+          request.log.info({ address: request.ip }, "a console sign-in was refused");
+          throw err;
+        });
+      request.log.info({ role: account.role, id: account.id }, "signed in to the console");
       return answerOf(await auth.start(request, reply, account));
     },
   );

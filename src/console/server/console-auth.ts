@@ -88,6 +88,9 @@ export class ConsoleAuth {
     reply: FastifyReply,
     account: { role: ConsoleRole; id: number; name: string; email: string | null },
   ): Promise<ConsoleSession> {
+    // A sign-in replaces the session the browser had: its row goes, whoever it was for.
+    const previous = await this.sessionOf(request);
+    if (previous) await this.parts.sessions.delete(previous.idHash);
     const id = randomBytes(32).toString("base64url");
     const now = this.now();
     const session: ConsoleSession = {
