@@ -92,6 +92,7 @@ async function main() {
     ["task", `/tasks/${taskId}`],
     ["request-log", "/logs"],
     ["webhooks", "/webhooks"],
+    ["settings", "/settings"],
   ]);
   await shoot("user", [
     ["me", "/me"],

@@ -174,6 +174,30 @@ describe.skipIf(CHROMIUM === null)("console in a browser: operator", () => {
     expect(await unlabelledControls(page)).toEqual([]);
   });
 
+  it("turns self sign-up on, after which a visitor signs up from the sign-in page", async () => {
+    await page.getByRole("link", { name: "Settings" }).click();
+    const box = page.getByLabel("Let people sign up by themselves");
+    await expect.poll(() => box.isEnabled()).toBe(true);
+    expect(await box.isChecked()).toBe(false);
+    await box.check();
+    await page.getByText("Self sign-up is on.").waitFor();
+
+    const visitor = await browser.newContext();
+    const { page: p, problems: visitorProblems } = await openPage(visitor);
+    await p.goto(`${gw.url}/console`);
+    await p.getByRole("link", { name: "Sign up" }).click();
+    await p.getByRole("heading", { name: "Sign up" }).waitFor();
+    await p.getByLabel("Name").fill("frank");
+    await p.getByLabel("Email").fill("frank@example.com");
+    await p.getByLabel("Password").fill("frank's long password");
+    await p.getByRole("button", { name: "Create account" }).click();
+    await p.getByRole("heading", { name: "Balance and spend" }).waitFor();
+    const found = await gw.admin("GET", "/users?q=frank");
+    expect(found.body.data).toHaveLength(1);
+    expect(visitorProblems).toEqual([]);
+    await visitor.close();
+  });
+
   it("fits a 375 px wide screen without sideways scrolling", async () => {
     const narrow = await browser.newContext({
       viewport: { width: 375, height: 812 },
@@ -189,6 +213,7 @@ describe.skipIf(CHROMIUM === null)("console in a browser: operator", () => {
       "/tasks",
       "/logs",
       "/webhooks",
+      "/settings",
     ]) {
       await small.goto(`${gw.url}/console${path}`);
       await small.locator("#page-title").waitFor();
