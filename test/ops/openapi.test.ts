@@ -161,6 +161,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     it("marks routes that take no credentials as public", () => {
       expect(doc.paths["/v1/images/files/{key}"]?.get?.security).toEqual([]);
       expect(doc.paths["/audiob/callback/{secret}"]?.post?.security).toEqual([]);
+      expect(doc.paths["/console/api/login"]?.post?.security).toEqual([]);
+      expect(doc.paths["/console/api/invites/{token}/accept"]?.post?.security).toEqual([]);
     });
 
     it("describes every route's success and error answers, errors in its surface's shape", () => {

@@ -16,6 +16,9 @@ import {
   SignupSettings,
 } from "./schemas.js";
 
+/** Routes that sign in take no credentials (the document marks them public). */
+const PUBLIC: Record<string, string[]>[] = [];
+
 function checkPassword(password: string): void {
   const problem = passwordProblem(password);
   if (problem) throw new GatewayError("GW_ERR_VALIDATION", `body.password ${problem}`, { param: "password" });
@@ -39,6 +42,7 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
     {
       schema: {
         summary: "Sign in (operator name, or user name or email); sets the session cookie",
+        security: PUBLIC,
         body: LoginBody,
         response: { 200: SessionAnswerSchema },
       },
@@ -72,7 +76,13 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
 
   app.get(
     "/signup-settings",
-    { schema: { summary: "Whether visitors may create their own account", response: { 200: SignupSettings } } },
+    {
+      schema: {
+        summary: "Whether visitors may create their own account",
+        security: PUBLIC,
+        response: { 200: SignupSettings },
+      },
+    },
     async () => ({ selfSignup: await selfSignupOn(deps) }),
   );
 
@@ -81,6 +91,7 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
     {
       schema: {
         summary: "Create a user account and sign in (only while an operator allows self sign-up)",
+        security: PUBLIC,
         body: SignupBody,
         response: { 200: SessionAnswerSchema },
       },
@@ -120,7 +131,12 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
   app.get(
     "/invites/:token",
     {
-      schema: { summary: "The account an invite link is for", params: InviteParams, response: { 200: InviteAnswer } },
+      schema: {
+        summary: "The account an invite link is for",
+        security: PUBLIC,
+        params: InviteParams,
+        response: { 200: InviteAnswer },
+      },
     },
     async (request) => {
       const { user } = await openInvite(request.params.token);
@@ -133,6 +149,7 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
     {
       schema: {
         summary: "Set the invited user's password and sign in; the link works once",
+        security: PUBLIC,
         params: InviteParams,
         body: AcceptInviteBody,
         response: { 200: SessionAnswerSchema },
