@@ -115,7 +115,7 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", () => {
     expect(await unlabelledControls(page)).toEqual([]);
   });
 
-  it("makes an image and streams content in the playground, and finds the image among theirs", async () => {
+  it("makes an image, a song and a content stream in the playground, and finds the image among theirs", async () => {
     await page.getByRole("link", { name: "Playground" }).click();
     await page.getByRole("heading", { name: "Playground" }).waitFor();
     await page.getByLabel("Image model").fill("image-model-2-1k");
@@ -133,6 +133,12 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", () => {
     await page.getByRole("button", { name: "Send" }).click();
     await expect.poll(() => page.getByTestId("stream-output").textContent()).not.toBe("");
     await page.getByRole("button", { name: "Send" }).waitFor();
+
+    // A music task is submitted, followed until it ends, and played.
+    await page.getByLabel("Song description").fill("a song about the sea");
+    await page.getByRole("button", { name: "Submit music task" }).click();
+    await page.getByText(/task_\w+: SUCCESS/).waitFor({ timeout: 20_000 });
+    expect(await page.locator("audio").count()).toBeGreaterThan(0);
 
     await page.getByRole("link", { name: "Images" }).click();
     await page.getByRole("heading", { name: "My images" }).waitFor();
