@@ -351,6 +351,7 @@ describe("console accounts and sessions", () => {
     const sessionId = (c.cookie ?? "").split("=")[1]?.split(".")[0] ?? "";
     expect(sessionId.length).toBeGreaterThan(20);
     const logs = gw.logs.join("\n");
+    expect(logs).toContain("CONSOLE_PASSWORD_COST is below 15");
     expect(inviteTokens.length).toBe(1);
     expect(logs).toContain("/console/api/invites/[redacted]/accept");
     for (const secret of [PASSWORD, "a wrong password 123", sessionId, c.csrf as string, ...inviteTokens]) {

@@ -16,6 +16,12 @@ export type { ConsoleRouteDeps };
  */
 export async function consoleApiRoutes(app: FastifyInstance, opts: { deps: ConsoleRouteDeps }) {
   const { deps } = opts;
+  if (deps.config.console.passwordCost < 15) {
+    app.log.warn(
+      { passwordCost: deps.config.console.passwordCost },
+      "CONSOLE_PASSWORD_COST is below 15: console passwords are hashed with a cost meant for tests only",
+    );
+  }
   installSurface(app, "console");
   // Every answer the document shows is described: by its route's summary unless it says more.
   app.addHook("onRoute", (route) => {
