@@ -164,6 +164,13 @@ describe.skipIf(CHROMIUM === null)("console in a browser: operator", () => {
     await page.getByRole("heading", { name: "User carol" }).waitFor();
     await page.getByRole("cell", { name: `-${charge.toLocaleString("en")}` }).waitFor();
     expect(await page.getByTestId("user-balance").textContent()).toBe((500_000 - charge).toLocaleString("en"));
+    // The user's records are tabs, moved between with the arrow keys.
+    await page.getByRole("tab", { name: "Ledger" }).focus();
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("cell", { name: "app", exact: true }).waitFor();
+    expect(await page.getByRole("tab", { name: "Tokens" }).getAttribute("aria-selected")).toBe("true");
+    await page.keyboard.press("ArrowRight");
+    await page.getByRole("link", { name: taskId }).waitFor();
 
     // The task is in the tasks browser, and its page shows its record and history.
     await page.goto(`${gw.url}/console/tasks/${taskId}`);

@@ -47,18 +47,39 @@ export function LedgerTable({ rows, caption }: { rows: LedgerEntry[] | null; cap
   );
 }
 
+type Tab = (typeof TABS)[number];
+
+function moveTab(e: KeyboardEvent, tab: Tab, setTab: (t: Tab) => void) {
+  const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+  if (step === 0) return;
+  e.preventDefault();
+  const next = (TABS.indexOf(tab) + step + TABS.length) % TABS.length;
+  setTab(TABS[next] ?? tab);
+  document.getElementById(`tab-${next}`)?.focus();
+}
+
 export function UserLists({ id, stamp }: { id: string; stamp: unknown }) {
-  const [tab, setTab] = useState<(typeof TABS)[number]>("Ledger");
+  const [tab, setTab] = useState<Tab>("Ledger");
   return (
     <section class="card">
-      <div role="tablist" aria-label="The user's records" class="tabs">
-        {TABS.map((t) => (
-          <button key={t} type="button" role="tab" aria-selected={tab === t} onClick={() => setTab(t)}>
+      {/* Arrow keys move between the tabs; Tab moves on into the panel. */}
+      <div role="tablist" aria-label="The user's records" class="tabs" onKeyDown={(e) => moveTab(e, tab, setTab)}>
+        {TABS.map((t, i) => (
+          <button
+            key={t}
+            id={`tab-${i}`}
+            type="button"
+            role="tab"
+            aria-selected={tab === t}
+            aria-controls="user-tabpanel"
+            tabIndex={tab === t ? 0 : -1}
+            onClick={() => setTab(t)}
+          >
             {t}
           </button>
         ))}
       </div>
-      <div role="tabpanel" aria-label={tab}>
+      <div role="tabpanel" id="user-tabpanel" aria-labelledby={`tab-${TABS.indexOf(tab)}`}>
         {tab === "Ledger" ? <Ledger id={id} stamp={stamp} /> : null}
         {tab === "Tokens" ? <Tokens id={id} /> : null}
         {tab === "Tasks" ? <Tasks id={id} /> : null}
