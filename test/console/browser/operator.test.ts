@@ -18,7 +18,7 @@ import {
  * The operator's console in a real browser, on a real gateway and simulator: sign-in, a user and
  * a channel made through the pages, a top-up, and a task's charge in the overview and the ledger.
  */
-describe.skipIf(CHROMIUM === null)("console in a browser: operator", () => {
+describe.skipIf(CHROMIUM === null)("console in a browser: operator", { timeout: 60_000 }, () => {
   let sim: Simulator;
   let gw: TestGateway;
   let browser: Browser;

@@ -20,7 +20,7 @@ const NEW_PASSWORD = "a long enough password";
  * A user's console in a real browser: invite -> set password -> signed in -> a token -> an image
  * in the playground -> the image among theirs; and what a user must never reach.
  */
-describe.skipIf(CHROMIUM === null)("console in a browser: user", () => {
+describe.skipIf(CHROMIUM === null)("console in a browser: user", { timeout: 60_000 }, () => {
   let sim: Simulator;
   let gw: TestGateway;
   let browser: Browser;
