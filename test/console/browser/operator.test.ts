@@ -119,6 +119,18 @@ describe.skipIf(CHROMIUM === null)("console in a browser: operator", { timeout: 
     await page.getByRole("cell", { name: "invoice-42" }).waitFor();
   });
 
+  it("finds users by a part of their name, the server doing the search", async () => {
+    await gw.admin("POST", "/users", { name: "someone-else" });
+    await page.getByRole("link", { name: "Users" }).click();
+    await page.getByRole("cell", { name: "someone-else" }).waitFor();
+    await page.getByLabel("Search by name or email").fill("aro");
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => page.locator("tbody tr").allTextContents()).toEqual([expect.stringContaining("carol")]);
+    await page.getByLabel("Search by name or email").fill("nobody-has-this");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.getByRole("cell", { name: "Nothing here yet." }).waitFor();
+  });
+
   it("creates a channel with a write-only key", async () => {
     await page.getByRole("link", { name: "Channels" }).click();
     await page.getByRole("heading", { name: "Channels" }).waitFor();
