@@ -147,6 +147,16 @@ describe.skipIf(CHROMIUM === null)("console in a browser: operator", { timeout: 
     expect(made).toMatchObject({ type: "task-relay", base_url: sim.url, models: ["audioa"] });
     expect(JSON.stringify(made)).not.toContain("sim-key");
     expect(await page.content()).not.toContain("sim-key");
+
+    // Tested with one upstream call, then disabled and enabled again from its row.
+    await page.getByRole("button", { name: `Test ${channelName}` }).click();
+    await page.getByText(new RegExp(`${channelName}: the test passed in \\d+ ms`)).waitFor();
+    await page.getByRole("button", { name: `Disable ${channelName}` }).click();
+    await page.getByRole("button", { name: `Enable ${channelName}` }).waitFor();
+    expect((await gw.admin("GET", `/channels/${made?.id}`)).body.data.status).toBe("disabled");
+    await page.getByRole("button", { name: `Enable ${channelName}` }).click();
+    await page.getByRole("button", { name: `Disable ${channelName}` }).waitFor();
+    expect((await gw.admin("GET", `/channels/${made?.id}`)).body.data.status).toBe("enabled");
   });
 
   it("shows the charge of a task the user runs in the overview chart and in the user's ledger", async () => {
