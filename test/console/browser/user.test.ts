@@ -33,7 +33,12 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", { timeout: 60_0
 
   beforeAll(async () => {
     sim = await startSimulator({ taskRelay: { completeAfterMs: 0 } });
-    gw = await startTestGateway("sqlite", { logLevel: "warn", console: { passwordCost: TEST_PASSWORD_COST } });
+    gw = await startTestGateway("sqlite", {
+      logLevel: "warn",
+      console: { passwordCost: TEST_PASSWORD_COST },
+      // The webhook URL the test sets is on this machine.
+      webhooks: { allowPrivateUrls: true },
+    });
     await gw.createChannel({ type: "gemini", baseUrl: sim.url, models: ["image-model-2-1k", "gemini-2.5-flash"] });
     await gw.createChannel({ type: "task-relay", baseUrl: sim.url, models: ["audioa"] });
     const dave = await gw.admin("POST", "/users", { name: "dave", quota: 5_000_000 });
@@ -146,6 +151,27 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", { timeout: 60_0
     await mine.first().waitFor();
     await expect.poll(() => mine.first().evaluate((img: any) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
     expect(await layoutShift(page)).toBeLessThan(0.05);
+  });
+
+  it("sets the default webhook URL and rotates the signing secret", async () => {
+    await page.getByRole("link", { name: "Webhook" }).click();
+    await page.getByRole("heading", { name: "Webhook", exact: true }).waitFor();
+    // The field opens once the current URL is loaded, so typing never races the load.
+    await expect.poll(() => page.getByLabel("Webhook URL (empty: none)").isEnabled()).toBe(true);
+    await page.getByLabel("Webhook URL (empty: none)").fill("http://127.0.0.1:9/dave");
+    await page.getByRole("button", { name: "Save URL" }).click();
+    await page.getByText("The webhook URL is saved.").waitFor();
+    const me = await fetchInPage(page, "GET", "/console/api/me");
+    expect(me.body.webhook_url).toBe("http://127.0.0.1:9/dave");
+    const secret = page.getByLabel("Secret");
+    await expect.poll(() => secret.inputValue()).not.toBe("");
+    const before = await secret.inputValue();
+    expect(await secret.getAttribute("type")).toBe("password");
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByText("A new secret is in force").waitFor();
+    const after = await secret.inputValue();
+    expect(after).not.toBe(before);
+    expect((await fetchInPage(page, "GET", "/console/api/me/webhook")).body.secret).toBe(after);
   });
 
   it("cannot open another user's task", async () => {

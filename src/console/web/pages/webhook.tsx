@@ -37,6 +37,7 @@ export function WebhookPage() {
             name="webhook_url"
             type="url"
             value={url}
+            disabled={hook.data === null}
             onInput={(e) => setUrl(e.currentTarget.value)}
           />
           <div class="actions">
