@@ -21,6 +21,21 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: "console-pages-stay-in-the-browser",
+      severity: "error",
+      comment:
+        "The console's pages (console/web/) run in the browser: they import their own files and browser libraries, no server code.",
+      from: { path: "^src/console/web/" },
+      to: { path: "^src/", pathNot: "^src/console/web/" },
+    },
+    {
+      name: "no-server-code-imports-the-pages",
+      severity: "error",
+      comment: "The server serves the built pages; it never imports their sources.",
+      from: { path: "^src/", pathNot: "^src/console/web/" },
+      to: { path: "^src/console/web/" },
+    },
+    {
       name: "core-is-pure",
       severity: "error",
       comment: "core/ knows no HTTP, no SQL and no I/O: it imports only core/.",

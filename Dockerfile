@@ -2,14 +2,15 @@
 # Build: docker build -t media-gateway .
 # Run:   docker run -p 3000:3000 -v mg-data:/data -e ADMIN_KEY=... media-gateway
 
-# 1. Compile the TypeScript sources (needs the dev dependencies); the simulator and the demo are
-#    dropped from the output, the production image has no use for them.
+# 1. Compile the TypeScript sources and bundle the console's pages into dist/console (needs the dev
+#    dependencies); the simulator and the demo are dropped from the output, the production image
+#    has no use for them.
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/build-if-stale.mjs ./scripts/
+COPY scripts/build-if-stale.mjs scripts/build-console.mjs ./scripts/
 COPY src ./src
 RUN npm run build && rm -rf dist/simulator dist/demo.js dist/demo.d.ts
 

@@ -1,10 +1,12 @@
 // Compiles src/ into dist/ (always with --force) when dist/ is missing or older than any source file, so that `npm start`
-// and the tests always run the JavaScript of the current sources. Without the compiler (an install
+// and the tests always run the JavaScript of the current sources; the console's pages are bundled
+// into dist/console/ with it (scripts/build-console.mjs). Without the compiler (an install
 // with --omit=dev) an existing dist/ is used as it is.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { buildConsole } from "./build-console.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const STAMP = path.join(ROOT, "dist", ".build-stamp");
@@ -36,6 +38,7 @@ export function buildIfStale({ force = false } = {}) {
   rmSync(path.join(ROOT, "dist"), { recursive: true, force: true });
   const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
   if (result.status !== 0) throw new Error(`the build failed (tsc exited ${result.status ?? result.signal})`);
+  buildConsole({ force: true });
   writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 }
 

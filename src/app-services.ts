@@ -7,6 +7,7 @@ import type { BackgroundService } from "./background-service.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import { openBlobStore } from "./blobs/open-blob-store.js";
 import type { Config } from "./config.js";
+import { buildConsoleServices, type ConsoleServices } from "./console/server/console-services.js";
 import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import { RateLimits } from "./limits/rate-limits.js";
@@ -17,11 +18,12 @@ import type { Channels } from "./store/channels.js";
 import type { Store } from "./store/database.js";
 import { IdempotencyKeyRows } from "./store/idempotency-keys.js";
 import { Ledger } from "./store/ledger.js";
-import { listTasks, listWebhookDeliveries } from "./store/operator-lists.js";
+import { operatorListsOf } from "./store/operator-lists.js";
 import type { PriceBook } from "./store/prices.js";
 import { RequestLogWriter, requestLogInsert } from "./store/request-logs.js";
 import { Settings } from "./store/settings.js";
 import type { Tokens } from "./store/tokens.js";
+import { UserImages } from "./store/user-images.js";
 import type { Users } from "./store/users.js";
 
 /**
@@ -67,6 +69,10 @@ export interface GatewayServices {
   videoFiles: BlobStore;
   /** Announces a change of operator data: local caches and other instances drop it. */
   announce(topic: ChangeTopic): Promise<void>;
+  /** The images each user was given as stored URLs (the console lists them). */
+  userImages: UserImages;
+  /** The console's accounts, sessions and reads. */
+  console: ConsoleServices;
   /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
   stopping: AbortSignal;
   /** Registers a background service; it starts with the gateway when its role runs workers. */
@@ -147,10 +153,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     requestLogs: new RequestLogWriter(requestLogInsert(store), (err) =>
       logger.warn({ err }, "a request log row was dropped"),
     ),
-    operatorLists: {
-      tasks: (filter) => listTasks(store.db, filter),
-      webhookDeliveries: (filter) => listWebhookDeliveries(store.db, filter),
-    },
+    operatorLists: operatorListsOf(store.db),
     adminKeyHash: adminKeyHashSource(new Settings(store.db), config.adminKey, parts.adminKeyHash),
     instanceId,
     publicBaseUrl: () => (config.publicBaseUrl ?? parts.listenUrl()).replace(/\/+$/, ""),
@@ -158,6 +161,8 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     imageFiles: openBlobStore(config, "images"),
     videoFiles: openBlobStore(config, "videos"),
     announce,
+    userImages: new UserImages(store.db),
+    console: buildConsoleServices({ config, store, users: parts.users, redis: parts.redis }),
     stopping: parts.stopping,
     addService: parts.addService,
   };

@@ -14,6 +14,8 @@ import { taskSurfacePorts } from "./api/tasks/surface-ports.js";
 import { videoRoutes } from "./api/videos/index.js";
 import { videoSurfacePorts } from "./api/videos/ports.js";
 import type { GatewayServices } from "./app-services.js";
+import { consoleApiRoutes } from "./console/server/index.js";
+import { consoleWebRoutes } from "./console/web-server.js";
 import type { TaskStore } from "./store/tasks.js";
 
 /**
@@ -41,4 +43,6 @@ export async function registerSurfaces(
   await app.register(anthropicRoutes, { deps: services, prefix: "/v1/messages" });
   await app.register(openAiModelRoutes, { deps: services, prefix: "/v1" });
   await app.register(geminiRoutes, { deps: services, prefix: "/v1beta" });
+  await app.register(consoleApiRoutes, { deps: services, prefix: "/console/api" });
+  await app.register(consoleWebRoutes);
 }

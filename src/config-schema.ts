@@ -249,6 +249,26 @@ export const ConfigSchema = Type.Object({
     maxAgeSeconds: Type.Integer({ minimum: 1 }),
     timeoutMs: Type.Integer({ minimum: 100 }),
   }),
+  /** The console's accounts and sessions (docs/console-security.md). */
+  console: Type.Object({
+    /**
+     * Secret that signs the session cookie; when null one is generated on the first start and
+     * kept in the store, so every instance of a store signs alike.
+     */
+    cookieSecret: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+    /** scrypt cost as a power of two (N = 2^cost). Below 15 only for tests. */
+    passwordCost: Type.Integer({ minimum: 4, maximum: 20 }),
+    /** A session unused this long ends (seconds). */
+    sessionIdleSeconds: Type.Integer({ minimum: 60 }),
+    /** A session ends this long after sign-in, used or not (seconds). */
+    sessionMaxSeconds: Type.Integer({ minimum: 60 }),
+    /** Failed sign-ins of one account within 15 minutes before it is slowed. */
+    loginFailuresPerAccount: Type.Integer({ minimum: 1 }),
+    /** Failed sign-ins from one address within 15 minutes before it is slowed. */
+    loginFailuresPerAddress: Type.Integer({ minimum: 1 }),
+    /** How long an invite link works (seconds). */
+    inviteSeconds: Type.Integer({ minimum: 60 }),
+  }),
   /** Optional: when set, /metrics requires `Authorization: Bearer <key>`. */
   metricsKey: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
   /**

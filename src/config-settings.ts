@@ -82,6 +82,12 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   "webhooks.maxAgeSeconds": "WEBHOOK_MAX_AGE_SECONDS",
   "webhooks.timeoutMs": "WEBHOOK_TIMEOUT_MS",
   metricsPublic: "METRICS_PUBLIC",
+  "console.passwordCost": "CONSOLE_PASSWORD_COST",
+  "console.sessionIdleSeconds": "CONSOLE_SESSION_IDLE_SECONDS",
+  "console.sessionMaxSeconds": "CONSOLE_SESSION_MAX_SECONDS",
+  "console.loginFailuresPerAccount": "CONSOLE_LOGIN_FAILURES_PER_ACCOUNT",
+  "console.loginFailuresPerAddress": "CONSOLE_LOGIN_FAILURES_PER_ADDRESS",
+  "console.inviteSeconds": "CONSOLE_INVITE_SECONDS",
 };
 
 /**
@@ -95,4 +101,5 @@ export const SECRET_SETTINGS: Readonly<Record<string, string>> = {
   metricsKey: "METRICS_KEY",
   "s3.accessKeyId": "S3_ACCESS_KEY_ID",
   "s3.secretAccessKey": "S3_SECRET_ACCESS_KEY",
+  "console.cookieSecret": "CONSOLE_COOKIE_SECRET",
 };

@@ -45,13 +45,13 @@ function isSecretParam(rawName: string): boolean {
 /**
  * A URL as it may be logged. The query is split into its parameters and each name decoded before
  * it is judged, so a credential parameter is blanked however it is spelled (`?key=`, `?%6Bey=`,
- * `?KEY=`); the upstream callback path's secret is blanked too.
+ * `?KEY=`); the upstream callback path's secret and a console invite's token are blanked too.
  */
 export function redactUrl(url: string): string {
   const hash = url.indexOf("#");
   const bare = hash === -1 ? url : url.slice(0, hash);
   const mark = bare.indexOf("?");
-  const path = (mark === -1 ? bare : bare.slice(0, mark)).replace(/(\/callback\/)[^/]+/, `$1${REDACTED}`);
+  const path = (mark === -1 ? bare : bare.slice(0, mark)).replace(/(\/(?:callback|invites)\/)[^/]+/, `$1${REDACTED}`);
   if (mark === -1) return path;
   const query = bare
     .slice(mark + 1)

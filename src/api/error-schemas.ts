@@ -2,7 +2,7 @@ import { type TSchema, Type } from "@sinclair/typebox";
 import type { RouteOptions } from "fastify";
 
 /** Each public surface answers errors in its own body shape. */
-export type Surface = "envelope" | "openai" | "google" | "anthropic";
+export type Surface = "envelope" | "openai" | "google" | "anthropic" | "console";
 
 /**
  * Each surface's error body as a schema: it documents every route's error answers in the OpenAPI
@@ -39,6 +39,19 @@ const ERROR_BODIES: Record<Surface, TSchema> = {
           code: Type.Integer({ description: "the HTTP status", examples: [400] }),
           message: Type.String(),
           status: Type.String({ examples: ["INVALID_ARGUMENT"] }),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  console: Type.Object(
+    {
+      error: Type.Object(
+        {
+          code: Type.String({ examples: ["invalid_credentials"] }),
+          message: Type.String(),
+          field: Type.Optional(Type.String({ description: "the request field at fault" })),
         },
         { additionalProperties: false },
       ),

@@ -10,6 +10,8 @@ describe("the route table", () => {
     expect(routeAreaOf("/v1beta/models/m:generateContent")).toMatchObject({ surface: "content", auth: "google" });
     expect(routeAreaOf("/audiob/callback/x")).toMatchObject({ surface: "tasks", auth: "none" });
     expect(routeAreaOf("/api/admin/users")).toMatchObject({ surface: "admin", auth: "admin-key" });
+    expect(routeAreaOf("/console/api/me/tokens")).toMatchObject({ surface: "console", auth: "session" });
+    expect(errorShapeOf("/console/api/login")).toBe("console");
   });
 
   it("answers errors outside every area, and on look-alike paths, in the envelope shape", () => {

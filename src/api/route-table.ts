@@ -4,16 +4,17 @@ import type { Surface } from "./error-schemas.js";
 /**
  * How a caller proves who it is on a part of the gateway: a service token in the carrier the
  * surface's clients use (`bearer`: `Authorization: Bearer`; `google`: `x-goog-api-key`,
- * `x-api-key` or `?key=`; `anthropic`: `x-api-key` or a bearer), the admin key, or nothing.
+ * `x-api-key` or `?key=`; `anthropic`: `x-api-key` or a bearer), the admin key (or an operator's
+ * console session), a console session (`session`: the `mg_session` cookie), or nothing.
  */
-export type AuthKind = "bearer" | "google" | "anthropic" | "admin-key" | "none";
+export type AuthKind = "bearer" | "google" | "anthropic" | "admin-key" | "session" | "none";
 
 /** One part of the gateway's URL space. */
 export interface RouteArea {
   /** The paths it covers: this path itself and every path below it (`/v1` covers `/v1/...`). */
   path: string;
   /** The surface's name: metrics label and OpenAPI tag. */
-  surface: "tasks" | "videos" | "images" | "content" | "chat" | "models" | "admin";
+  surface: "tasks" | "videos" | "images" | "content" | "chat" | "models" | "admin" | "console";
   auth: AuthKind;
   /** The body shape of its errors, raised anywhere from a malformed URL to a failed upstream. */
   errors: Surface;
@@ -26,6 +27,8 @@ export interface RouteArea {
  */
 export const ROUTE_TABLE: readonly RouteArea[] = [
   { path: "/api/admin", surface: "admin", auth: "admin-key", errors: "envelope" },
+  // The console's own API; the routes that sign in (login, signup, invites) need no session.
+  { path: "/console/api", surface: "console", auth: "session", errors: "console" },
   ...TASK_FAMILIES.flatMap((family): RouteArea[] => [
     { path: `/${family}`, surface: "tasks", auth: "bearer", errors: "envelope" },
     // An upstream's task callback carries its own secret, not a token.

@@ -59,6 +59,8 @@ export function errorBody(surface: Surface, err: GatewayError): unknown {
       return { error: { code: err.status, message: err.message, status: googleStatusWord(err.status) } };
     case "anthropic":
       return { type: "error", error: { type: anthropicType(err.status), message: err.message } };
+    case "console":
+      return { error: { code: err.code, message: err.message, ...(err.param ? { field: err.param } : {}) } };
   }
 }
 

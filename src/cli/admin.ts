@@ -17,6 +17,13 @@ import { Users } from "../store/users.js";
 import { COMMANDS } from "./admin-commands.js";
 import { UsageError } from "./flags.js";
 import { humanText } from "./human-output.js";
+import {
+  OPERATOR_USAGE,
+  operatorPassword,
+  type PasswordInput,
+  parseOperatorArgs,
+  runOperatorCommand,
+} from "./operator-commands.js";
 
 /** Exit codes of `media-gateway admin ...` (docs/admin-cli.md). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, conflict: 4 } as const;
@@ -28,6 +35,9 @@ ${Object.values(COMMANDS)
   .map((c) => `  ${c.usage}`)
   .join("\n")}
   key reset   (a new admin key for a lost one, printed once; only its hash is stored)
+${Object.values(OPERATOR_USAGE)
+  .map((u) => `  ${u}`)
+  .join("\n")}
 
 --json prints the result as one JSON line (field names as in the admin API).
 Exit codes: 0 done, 1 failure (store unreachable...), 2 usage or invalid value (nothing written),
@@ -73,6 +83,8 @@ export interface AdminIo {
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
   env: NodeJS.ProcessEnv;
+  /** Where `operator create` reads the password when no file is given. */
+  stdin?: PasswordInput;
 }
 
 function fail(io: AdminIo, code: number, message: string, withUsage: string | null): number {
@@ -89,6 +101,7 @@ export async function runAdminCommand(args: string[], io: AdminIo = process): Pr
   }
   const name = `${what} ${verb ?? ""}`.trim();
   if (name === "key reset") return keyReset(rest, io);
+  if (what === "operator") return operatorCommand(verb, rest, io);
   const cmd = COMMANDS[name];
   if (!cmd) return fail(io, EXIT.usage, `unknown admin command "${name}"\n${USAGE}`, null);
 
@@ -182,6 +195,34 @@ async function keyReset(rest: string[], io: AdminIo): Promise<number> {
         : `New admin key (shown once; only its hash is stored):\n  admin key: ${key}\nRunning gateways accept it, and refuse the old one, within 10 seconds.\n`,
     );
     return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `admin operator create|list|disable|enable`: console operator accounts (docs/console-security.md). */
+async function operatorCommand(verb: string | undefined, rest: string[], io: AdminIo): Promise<number> {
+  const usage = verb && verb in OPERATOR_USAGE ? OPERATOR_USAGE[verb as keyof typeof OPERATOR_USAGE] : null;
+  let inv: ReturnType<typeof parseOperatorArgs>;
+  let password: string | null = null;
+  const config = configure(io.env);
+  try {
+    inv = parseOperatorArgs(verb, rest);
+    if (inv.verb === "create") password = await operatorPassword(inv, io.stdin, (t) => io.stderr.write(t));
+  } catch (err) {
+    const message = err instanceof UsageError ? err.message : parseArgsMessage(err);
+    if (message === null) throw err;
+    return fail(io, EXIT.usage, message, usage);
+  }
+  const store = openStore(config.databaseUrl);
+  try {
+    await migrateToLatest(store);
+    const done = await runOperatorCommand(store, inv, password, config.console.passwordCost);
+    if (done.exit !== "ok") return fail(io, EXIT[done.exit], done.message ?? "", null);
+    io.stdout.write(inv.json ? `${JSON.stringify(done.result)}\n` : humanText(done.result));
+    return EXIT.ok;
+  } catch (err) {
+    return failure(io, err);
   } finally {
     await store.close();
   }

@@ -50,6 +50,17 @@ export const ERRORS = {
     code: "unauthenticated",
     message: "Missing or invalid admin key.",
   },
+  GW_ERR_INVALID_CREDENTIALS: {
+    status: 401,
+    code: "invalid_credentials",
+    message: "The name or the password is wrong.",
+  },
+  GW_ERR_CSRF: {
+    status: 403,
+    code: "csrf_failed",
+    message: "The x-csrf-token header is missing or does not match the session.",
+  },
+  GW_ERR_FORBIDDEN: { status: 403, code: "forbidden", message: "This account may not do that." },
   GW_ERR_NOT_FOUND: { status: 404, code: "not_found", message: "Not found." },
   GW_ERR_ROUTE_NOT_FOUND: { status: 404, code: "route_not_found", message: "No such route." },
   GW_ERR_METHOD_NOT_ALLOWED: { status: 405, code: "method_not_allowed", message: "Method not allowed." },

@@ -44,8 +44,24 @@ function probeCall(channel: Channel): {
   }
 }
 
-/** True when the upstream answered and did not refuse the key or fail on its side. */
-export async function probeChannel(channel: Channel, timeoutMs = 5000): Promise<boolean> {
+/** What one probe of a channel found; `error` never holds the channel's key. */
+export interface ChannelTestResult {
+  ok: boolean;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** The key blanked out of a text an upstream or the network wrote. */
+function withoutKey(text: string, key: string): string {
+  return key.length >= 4 ? text.split(key).join("[key]") : text;
+}
+
+/**
+ * One cheap call to the channel's upstream (a model list or an empty fetch): ok when the upstream
+ * answered and did not refuse the key or fail on its side. The channel's health is not touched.
+ */
+export async function testChannel(channel: Channel, timeoutMs = 5000, now = Date.now): Promise<ChannelTestResult> {
+  const started = now();
   try {
     const res = await callUpstream({
       ...probeCall(channel),
@@ -54,10 +70,25 @@ export async function probeChannel(channel: Channel, timeoutMs = 5000): Promise<
       firstByteTimeoutMs: timeoutMs,
     });
     await res.body.dump();
-    return res.statusCode < 500 && res.statusCode !== 401 && res.statusCode !== 403 && res.statusCode !== 429;
-  } catch {
-    return false;
+    const refused = res.statusCode >= 500 || res.statusCode === 401 || res.statusCode === 403 || res.statusCode === 429;
+    return {
+      ok: !refused,
+      latencyMs: Math.max(0, now() - started),
+      error: refused ? `the upstream answered HTTP ${res.statusCode}` : null,
+    };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      latencyMs: Math.max(0, now() - started),
+      error: withoutKey(message, channel.key).slice(0, 500),
+    };
   }
+}
+
+/** True when the upstream answered and did not refuse the key or fail on its side. */
+export async function probeChannel(channel: Channel, timeoutMs = 5000): Promise<boolean> {
+  return (await testChannel(channel, timeoutMs)).ok;
 }
 
 /** Periodically probes automatically disabled channels and re-enables those that recovered. */

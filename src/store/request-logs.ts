@@ -152,3 +152,31 @@ export class RequestLogWriter {
     await this.flush();
   }
 }
+
+/** Requests of a channel the latency median is taken over. */
+export const LATENCY_SAMPLE = 100;
+
+/**
+ * Median latency (ms) of each channel's last LATENCY_SAMPLE logged requests, null for a channel
+ * with none. One indexed read per channel (`request_logs_channel_idx`, newest first).
+ */
+export async function channelLatencyP50(
+  db: Kysely<Database>,
+  channelIds: number[],
+): Promise<Map<number, number | null>> {
+  const out = new Map<number, number | null>();
+  await Promise.all(
+    channelIds.map(async (id) => {
+      const rows = await db
+        .selectFrom("request_logs")
+        .select("latency_ms")
+        .where("channel_id", "=", id)
+        .orderBy("id", "desc")
+        .limit(LATENCY_SAMPLE)
+        .execute();
+      const sorted = rows.map((r) => Number(r.latency_ms)).sort((a, b) => a - b);
+      out.set(id, sorted.length === 0 ? null : (sorted[Math.floor((sorted.length - 1) / 2)] as number));
+    }),
+  );
+  return out;
+}

@@ -16,6 +16,10 @@ export interface UsersTable {
   status: string;
   webhook_url: string | null;
   webhook_secret: string | null;
+  /** Console sign-in: lower-case, unique where set. */
+  email: Generated<string | null>;
+  /** Console sign-in: scrypt hash with its parameters (`console/server/passwords.ts`); null = none. */
+  password_hash: Generated<string | null>;
   /** Tasks of the user not yet SUCCESS or FAILURE, kept with every insert and terminal move. */
   tasks_unfinished: Generated<number>;
   created_at: number;
@@ -241,6 +245,50 @@ export interface Database {
   settings: SettingsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  operators: OperatorsTable;
+  console_sessions: ConsoleSessionsTable;
+  console_invites: ConsoleInvitesTable;
+  user_images: UserImagesTable;
+}
+
+/** A console operator account. */
+export interface OperatorsTable {
+  id: Id;
+  name: string;
+  password_hash: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A signed-in console browser; the cookie holds the id, this row only its SHA-256. */
+export interface ConsoleSessionsTable {
+  id_hash: string;
+  role: string;
+  subject_id: number;
+  csrf_token: string;
+  created_at: number;
+  last_seen_at: number;
+  /** Absolute end of the session (Unix seconds); the idle limit is checked against last_seen_at. */
+  expires_at: number;
+}
+
+/** A one-time link for a user to set a password; only the token's SHA-256 is kept. */
+export interface ConsoleInvitesTable {
+  token_hash: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** An image a user generated and was given as a stored URL. */
+export interface UserImagesTable {
+  id: Id;
+  user_id: number;
+  model: string;
+  url: string;
+  created_at: number;
 }
 
 export type Timestamp = ColumnType<number, number, number>;

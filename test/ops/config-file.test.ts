@@ -127,6 +127,15 @@ describe("config file", () => {
     expect(message).toContain("ADMIN_KEY");
     expect(message).not.toContain("super-secret-admin-key-123");
 
+    const cookie = writeConfig(
+      "cookie.yaml",
+      "console:\n  passwordCost: 16\n  cookieSecret: a-cookie-secret-0123456789\n",
+    );
+    const cookieMessage = failure(() => loadConfigWithFile(cookie, {}));
+    expect(cookieMessage).toContain('invalid setting "console.cookieSecret"');
+    expect(cookieMessage).toContain("CONSOLE_COOKIE_SECRET");
+    expect(cookieMessage).not.toContain("a-cookie-secret-0123456789");
+
     const channel = writeConfig(
       "channel-key.yaml",
       "channels:\n  - {name: a, type: gemini, base_url: 'http://x', key: sk-upstream-secret, models: [m]}\n",

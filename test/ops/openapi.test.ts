@@ -52,6 +52,29 @@ const EXPECTED: [string, string][] = [
   ["delete", "/api/admin/prices/{kind}/{name}"],
   ["put", "/api/admin/users/{id}/webhook"],
   ["post", "/api/admin/users/{id}/webhook-secret"],
+  ["post", "/api/admin/users/{id}/invite"],
+  ["get", "/api/admin/console-settings"],
+  ["put", "/api/admin/console-settings"],
+  ["get", "/console/api/session"],
+  ["post", "/console/api/login"],
+  ["post", "/console/api/logout"],
+  ["get", "/console/api/signup-settings"],
+  ["post", "/console/api/signup"],
+  ["get", "/console/api/invites/{token}"],
+  ["post", "/console/api/invites/{token}/accept"],
+  ["get", "/console/api/me"],
+  ["get", "/console/api/me/spend"],
+  ["get", "/console/api/me/ledger"],
+  ["get", "/console/api/me/tokens"],
+  ["post", "/console/api/me/tokens"],
+  ["delete", "/console/api/me/tokens/{id}"],
+  ["get", "/console/api/me/tasks"],
+  ["get", "/console/api/me/tasks/{task_id}"],
+  ["get", "/console/api/me/images"],
+  ["get", "/console/api/me/webhook"],
+  ["put", "/console/api/me/webhook"],
+  ["post", "/console/api/me/webhook/rotate-secret"],
+  ["post", "/console/api/me/playground-token"],
   ["post", "/audioa/submit/MUSIC"],
   ["post", "/audioa/submit/REPLACE"],
   ["post", "/audioa/submit/INSTRUMENTALS_SWAP"],
@@ -115,7 +138,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
       const createUser = doc.paths["/api/admin/users"]?.post;
       expect(createUser?.tags).toEqual(["admin"]);
-      expect(createUser?.security).toEqual([{ adminBearer: [] }, { adminKeyHeader: [] }]);
+      expect(createUser?.security).toEqual([{ adminBearer: [] }, { adminKeyHeader: [] }, { consoleSession: [] }]);
+      expect(schemes.consoleSession).toMatchObject({ type: "apiKey", in: "cookie", name: "mg_session" });
+      expect(doc.paths["/console/api/me/tokens"]?.post?.security).toEqual([{ consoleSession: [] }]);
       expect(createUser?.requestBody).toBeDefined();
       expect(doc.paths["/healthz"]?.get?.tags).toEqual(["ops"]);
       expect(doc.paths["/metrics"]?.get?.security).toEqual([{}, { metricsKey: [] }]);
@@ -136,6 +161,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     it("marks routes that take no credentials as public", () => {
       expect(doc.paths["/v1/images/files/{key}"]?.get?.security).toEqual([]);
       expect(doc.paths["/audiob/callback/{secret}"]?.post?.security).toEqual([]);
+      expect(doc.paths["/console/api/login"]?.post?.security).toEqual([]);
+      expect(doc.paths["/console/api/invites/{token}/accept"]?.post?.security).toEqual([]);
     });
 
     it("describes every route's success and error answers, errors in its surface's shape", () => {
@@ -151,7 +178,9 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         expect(codes.filter((c) => c.startsWith("4")).length, `${route}: an error answer`).toBeGreaterThan(0);
         for (const [code, response] of Object.entries(responses)) {
           expect(response.description, `${route} ${code}`).not.toBe("");
-          expect(Object.keys(response.content ?? {}).length, `${route} ${code}: a body schema`).toBeGreaterThan(0);
+          // A 204 has no body by definition.
+          if (code === "204") expect(response.content, `${route} 204: no body`).toBeUndefined();
+          else expect(Object.keys(response.content ?? {}).length, `${route} ${code}: a body schema`).toBeGreaterThan(0);
         }
         const error = responses["4XX"]?.content?.["application/json"]?.schema;
         const tag = op.tags?.[0];
@@ -170,6 +199,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         } else if (tag === "chat") {
           expect(Object.keys(error?.properties ?? {}), route).toEqual(["type", "error"]);
           expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual(["type", "message"]);
+        } else if (tag === "console") {
+          expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual(["code", "message", "field"]);
         } else if (tag === "content") {
           expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual(["code", "message", "status"]);
         } else {

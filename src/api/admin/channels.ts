@@ -1,22 +1,20 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type TProperties, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { testChannel } from "../../routing/channel-probe.js";
 import type { OperatorLists } from "./admin-deps.js";
-import type { AdminStores } from "./admin-stores.js";
+import { type AdminStores, notFound } from "./admin-stores.js";
 import * as ops from "./catalog-operations.js";
-import { AdminTaskView, WebhookDeliveryView } from "./record-views.js";
+import { ChannelTestView } from "./ops-schemas.js";
 import {
   CreateChannelBody,
   GroupParams,
   IdParams,
-  limitOf,
   PriceParams,
   SetGroupRatioBody,
   SetPriceBody,
-  TaskListQuery,
   UpdateChannelBody,
   UpdatePriceBody,
-  WebhookListQuery,
 } from "./schemas.js";
 import { ChannelView, Envelope, GroupRatioView, ok, PriceView } from "./views.js";
 
@@ -24,14 +22,24 @@ const Deleted = (identity: TProperties) =>
   Type.Object({ ...identity, deleted: Type.Literal(true) }, { additionalProperties: false });
 const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 
-/** Channels (never with their key), prices, group ratios, and the task and webhook views. */
-export async function channelAdminRoutes(base: FastifyInstance, opts: { lists: OperatorLists; stores: AdminStores }) {
+/** Channels (never with their key, with their health), prices and group ratios. */
+export async function channelAdminRoutes(
+  base: FastifyInstance,
+  opts: { lists: OperatorLists; stores: AdminStores; testTimeoutMs?: number },
+) {
   const { lists, stores: s } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const id = (params: { id: string }) => Number(params.id);
 
+  /** The views with the median latency of each channel's recent requests. */
+  const withLatency = async (views: ChannelView[]): Promise<ChannelView[]> => {
+    const p50 = await lists.latencyP50(views.map((v) => v.id));
+    return views.map((v) => ({ ...v, latency_ms_p50: p50.get(v.id) ?? null }));
+  };
+  const oneWithLatency = async (view: ChannelView) => (await withLatency([view]))[0] as ChannelView;
+
   app.get("/channels", { schema: { summary: "List channels", response: answers(Type.Array(ChannelView)) } }, async () =>
-    ok(await ops.listChannels(s)),
+    ok(await withLatency(await ops.listChannels(s))),
   );
 
   app.post(
@@ -43,7 +51,27 @@ export async function channelAdminRoutes(base: FastifyInstance, opts: { lists: O
   app.get(
     "/channels/:id",
     { schema: { summary: "Show a channel", params: IdParams, response: answers(ChannelView) } },
-    async (request) => ok(await ops.showChannel(s, id(request.params))),
+    async (request) => ok(await oneWithLatency(await ops.showChannel(s, id(request.params)))),
+  );
+
+  app.post(
+    "/channels/:id/test",
+    {
+      schema: {
+        summary: "Test a channel",
+        description:
+          "One cheap call to the upstream (a model list, or an empty fetch for task relays) with the channel's " +
+          "key; the answer never shows the key. The channel's health is not changed by it.",
+        params: IdParams,
+        response: answers(ChannelTestView),
+      },
+    },
+    async (request) => {
+      const channel = await s.channels.get(id(request.params));
+      if (!channel) throw notFound("channel", id(request.params));
+      const result = await testChannel(channel, opts.testTimeoutMs ?? 5000);
+      return ok({ ok: result.ok, latency_ms: result.latencyMs, error: result.error });
+    },
   );
 
   app.patch(
@@ -142,86 +170,5 @@ export async function channelAdminRoutes(base: FastifyInstance, opts: { lists: O
       },
     },
     async (request) => ok(await ops.setGroupRatio(s, request.params.group, request.body)),
-  );
-
-  app.get(
-    "/tasks",
-    {
-      schema: {
-        summary: "List tasks with their routing",
-        querystring: TaskListQuery,
-        response: answers(Type.Array(AdminTaskView)),
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      const rows = await lists.tasks({
-        userId: q.user_id === undefined ? undefined : Number(q.user_id),
-        status: q.status,
-        platform: q.platform,
-        taskId: q.task_id,
-        after: q.after === undefined ? undefined : Number(q.after),
-        limit: limitOf(q.limit, 50, 1000),
-      });
-      return ok(
-        rows.map((r) => ({
-          id: Number(r.id),
-          task_id: r.task_id,
-          platform: r.platform,
-          user_id: Number(r.user_id),
-          token_id: r.token_id === null ? null : Number(r.token_id),
-          channel_id: Number(r.channel_id),
-          upstream_id: r.upstream_id,
-          upstream_status: r.upstream_status,
-          action: r.action,
-          status: r.status,
-          quota: Number(r.quota),
-          fail_reason: r.fail_reason,
-          progress: r.progress,
-          submit_time: Number(r.submit_time),
-          finish_time: Number(r.finish_time),
-          poll_count: Number(r.poll_count),
-          next_poll_at: Number(r.next_poll_at),
-        })),
-      );
-    },
-  );
-
-  app.get(
-    "/webhooks",
-    {
-      schema: {
-        summary: "List webhook deliveries",
-        querystring: WebhookListQuery,
-        response: answers(Type.Array(WebhookDeliveryView)),
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      const rows = await lists.webhookDeliveries({
-        userId: q.user_id === undefined ? undefined : Number(q.user_id),
-        taskId: q.task_id,
-        status: q.status,
-        after: q.after === undefined ? undefined : Number(q.after),
-        limit: limitOf(q.limit, 50, 1000),
-      });
-      return ok(
-        rows.map((r) => ({
-          id: Number(r.id),
-          webhook_id: r.webhook_id,
-          user_id: Number(r.user_id),
-          task_id: r.task_id,
-          url: r.url,
-          event: r.event,
-          status: r.status as "pending" | "delivered" | "failed",
-          attempts: Number(r.attempts),
-          next_attempt_at: Number(r.next_attempt_at),
-          last_status: r.last_status === null ? null : Number(r.last_status),
-          last_error: r.last_error,
-          created_at: Number(r.created_at),
-          delivered_at: r.delivered_at === null ? null : Number(r.delivered_at),
-        })),
-      );
-    },
   );
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { adminKeyMatches } from "../../auth/admin-key.js";
 import { bearerKey } from "../../auth/credentials.js";
+import { consoleAdminRoutes } from "../../console/server/admin-console-routes.js";
 import { GatewayError } from "../../core/errors.js";
 import { installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
@@ -8,9 +9,14 @@ import { installSurface } from "../surfaces.js";
 import type { AdminDeps } from "./admin-deps.js";
 import type { AdminStores } from "./admin-stores.js";
 import { channelAdminRoutes } from "./channels.js";
+import { overviewAdminRoutes } from "./overview.js";
+import { recordAdminRoutes } from "./records.js";
 import { userAdminRoutes } from "./users.js";
 
-/** The operator API under /api/admin, authorised by the admin key (Bearer or x-admin-key). */
+/**
+ * The operator API under /api/admin, authorised by the admin key (Bearer or x-admin-key) or by an
+ * operator's console session (its state changes carrying the session's `x-csrf-token`).
+ */
 export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps }) {
   const { deps } = opts;
   installSurface(app, errorShapeOf(app.prefix));
@@ -20,10 +26,12 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
     // address and, over the limit, is answered 429. The right key always passes.
     const header = request.headers["x-admin-key"];
     const presented = typeof header === "string" ? header : bearerKey(request);
-    if (!adminKeyMatches(presented, await deps.adminKeyHash())) {
-      await deps.limits.failAuthentication(request.ip);
-      throw new GatewayError("GW_ERR_ADMIN_UNAUTHENTICATED");
-    }
+    if (adminKeyMatches(presented, await deps.adminKeyHash())) return;
+    const session = presented === null ? await deps.console.auth.sessionOf(request) : null;
+    if (session?.role === "operator") return deps.console.auth.assertCsrf(request, session);
+    if (session) throw new GatewayError("GW_ERR_FORBIDDEN", "The admin API is for operators.");
+    await deps.limits.failAuthentication(request.ip);
+    throw new GatewayError("GW_ERR_ADMIN_UNAUTHENTICATED");
   });
   const stores: AdminStores = {
     users: deps.users,
@@ -34,6 +42,9 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
     allowPrivateWebhooks: deps.config.webhooks.allowPrivateUrls,
     announce: deps.announce,
   };
-  await app.register(userAdminRoutes, { stores });
+  await app.register(userAdminRoutes, { stores, lists: deps.operatorLists });
   await app.register(channelAdminRoutes, { lists: deps.operatorLists, stores });
+  await app.register(consoleAdminRoutes, { deps });
+  await app.register(recordAdminRoutes, { lists: deps.operatorLists });
+  await app.register(overviewAdminRoutes, { lists: deps.operatorLists });
 }

@@ -2,7 +2,9 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { shownReference } from "../../store/top-up-reference.js";
+import type { OperatorLists } from "./admin-deps.js";
 import type { AdminStores } from "./admin-stores.js";
+import { UserListQuery } from "./ops-schemas.js";
 import { LedgerEntryView, TopUpView } from "./record-views.js";
 import {
   CreateTokenBody,
@@ -16,26 +18,34 @@ import {
   UpdateUserBody,
 } from "./schemas.js";
 import * as ops from "./user-operations.js";
-import { CreatedTokenView, CreatedUserView, Envelope, ok, TokenView, UserView } from "./views.js";
+import { CreatedTokenView, CreatedUserView, Envelope, ok, TokenView, UserView, userView } from "./views.js";
 
 const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 
 /** Users, their balance, top-ups, ledger and tokens. */
-export async function userAdminRoutes(base: FastifyInstance, opts: { stores: AdminStores }) {
+export async function userAdminRoutes(base: FastifyInstance, opts: { stores: AdminStores; lists: OperatorLists }) {
   const s = opts.stores;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const id = (params: { id: string }) => Number(params.id);
 
   app.get(
     "/users",
-    { schema: { summary: "List users", querystring: ListQuery, response: answers(Type.Array(UserView)) } },
-    async (request) =>
-      ok(
-        await ops.listUsers(s, {
-          limit: limitOf(request.query.limit),
-          afterId: request.query.after === undefined ? undefined : Number(request.query.after),
-        }),
-      ),
+    {
+      schema: {
+        summary: "List users",
+        description: "Oldest first; `q` keeps the users whose name or email holds it (any case); `after` pages by id.",
+        querystring: UserListQuery,
+        response: answers(Type.Array(UserView)),
+      },
+    },
+    async (request) => {
+      const rows = await opts.lists.users({
+        q: request.query.q,
+        limit: limitOf(request.query.limit),
+        after: request.query.after === undefined ? undefined : Number(request.query.after),
+      });
+      return ok(rows.map(userView));
+    },
   );
 
   app.post(

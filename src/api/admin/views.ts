@@ -66,6 +66,9 @@ export const UserView = Type.Object(
   {
     id: Id,
     ...userWritable,
+    email: ReadOnly(
+      Nullable(Type.String({ description: "the console sign-in email, lower-case; set by the user's sign-up" })),
+    ),
     quota: ReadOnly({ ...Quota, description: "balance; changed by top-ups and spending" }),
     used_quota: ReadOnly(Quota),
     created_at: Stamp,
@@ -83,6 +86,7 @@ export function userView(u: UserRow): UserView {
     group: u.group,
     status: u.status as UserView["status"],
     webhook_url: u.webhook_url,
+    email: u.email ?? null,
     quota: Number(u.quota),
     used_quota: Number(u.used_quota),
     credit_line: Number(u.credit_line),
@@ -178,6 +182,9 @@ export const ChannelView = Type.Object(
     success_count: ReadOnly(Type.Integer({ minimum: 0 })),
     request_count: ReadOnly(Type.Integer({ minimum: 0 })),
     recent_success_rate: ReadOnly(Type.Number({ minimum: 0, maximum: 1 })),
+    latency_ms_p50: ReadOnly(
+      Nullable(Type.Integer({ minimum: 0, description: "median latency of the channel's last 100 logged requests" })),
+    ),
     created_at: Stamp,
     updated_at: Stamp,
   },
@@ -208,6 +215,8 @@ export function channelView(c: Channel): ChannelView {
     success_count: c.successCount,
     request_count: c.requestCount,
     recent_success_rate: c.recentSuccessRate,
+    // Filled from the request log where a view is answered over HTTP (channel list and show).
+    latency_ms_p50: null,
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };

@@ -21,7 +21,8 @@ const SECURITY: Record<AuthKind, Security> = {
   bearer: [{ bearerToken: [] }],
   google: [{ googApiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }],
   anthropic: [{ apiKeyHeader: [] }, { bearerToken: [] }],
-  "admin-key": [{ adminBearer: [] }, { adminKeyHeader: [] }],
+  "admin-key": [{ adminBearer: [] }, { adminKeyHeader: [] }, { consoleSession: [] }],
+  session: [{ consoleSession: [] }],
   none: [],
 };
 
@@ -39,6 +40,12 @@ const TAGS = [
   },
   { name: "models", description: "The models a token may use, in OpenAI's list shape." },
   { name: "admin", description: "Operator API: users, tokens, channels, prices, group ratios, tasks." },
+  {
+    name: "console",
+    description:
+      "The console's own API: sign-in, sessions and a user's own data (docs/console-security.md). " +
+      "State changes need the session's `x-csrf-token` header.",
+  },
   { name: "ops", description: "Health, readiness and metrics." },
 ];
 
@@ -176,6 +183,13 @@ export async function registerApiDocs(app: FastifyInstance, publicBase: string |
             in: "header",
             name: "x-admin-key",
             description: "The admin key. Admin API.",
+          },
+          consoleSession: {
+            type: "apiKey",
+            in: "cookie",
+            name: "mg_session",
+            description:
+              "A console session (operators on the admin API, users on /console/api/me); state changes also need the `x-csrf-token` header.",
           },
           metricsKey: {
             type: "http",

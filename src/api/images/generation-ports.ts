@@ -10,6 +10,7 @@ import { countUpstreamCall } from "../../metrics/index.js";
 import type { ByteBudget, RequestDownloads } from "../../net/byte-budget.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
+import type { UserImages } from "../../store/user-images.js";
 import { generateGeminiImages } from "../../upstreams/gemini/image.js";
 import { generateOpenAiImages } from "../../upstreams/openai-images/generate.js";
 import type { TokenAuthDeps } from "../auth-hook.js";
@@ -30,6 +31,8 @@ export type ImageSurfaceDeps = RelayServices &
     idempotency: IdempotencyKeys;
     /** Absolute base URL of the links to stored images. */
     publicBaseUrl(): string;
+    /** Where a user's delivered image URLs are kept for the console's image list. */
+    userImages: Pick<UserImages, "add">;
   };
 
 export interface ImagePorts {
@@ -113,6 +116,8 @@ export function imagePorts(
     signal: downloads.signal,
     onBytes: (bytes: number) => downloads.take(bytes),
   };
+  // Stored images of this request, listed as the user's once the call is recorded as delivered.
+  const stored: string[] = [];
   const download = async (url: string, options: { trusted: boolean }): Promise<GeneratedImage> =>
     fetchImage(options.trusted ? trusted : guarded, url, { maxBytes: RESULT_MAX_BYTES, timeoutMs: RESULT_TIMEOUT_MS });
   return {
@@ -148,13 +153,21 @@ export function imagePorts(
     },
     async storeImage(image) {
       const key = await blobs.put(image.bytes, image.mimeType);
-      return `${deps.publicBaseUrl()}/v1${FILES_PATH}/${key}`;
+      const url = `${deps.publicBaseUrl()}/v1${FILES_PATH}/${key}`;
+      stored.push(url);
+      return url;
     },
     reportOutcome({ channel, error }) {
       countUpstreamCall(deps.metrics, channel, error);
       void deps.health.report(channel, error, `user:${request.userId}`);
     },
-    record,
+    record(entry) {
+      record(entry);
+      if (entry.status !== 200 || stored.length === 0) return;
+      deps.userImages
+        .add(request.userId, entry.model, stored.splice(0), Math.floor(Date.now() / 1000))
+        .catch((err) => deps.logger.warn({ err }, "a generated image was not added to the user's image list"));
+    },
     newReference: () =>
       run ? imageRunReference(run) : request.generatedId ? `image:${request.id}` : `image:${newRequestId()}`,
     nowSeconds: () => Math.floor(Date.now() / 1000),

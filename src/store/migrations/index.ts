@@ -9,6 +9,8 @@ import * as m007 from "./007_task_limits.js";
 import * as m008 from "./008_charge_lifecycle.js";
 import * as m009 from "./009_edges.js";
 import * as m010 from "./010_videos.js";
+import * as m011 from "./011_console.js";
+import * as m012 from "./012_console_indexes.js";
 
 /** Every migration, in order. One set serves SQLite and PostgreSQL. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,4 +24,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   "008_charge_lifecycle": m008,
   "009_edges": m009,
   "010_videos": m010,
+  "011_console": m011,
+  "012_console_indexes": m012,
 };

@@ -1,0 +1,49 @@
+import type { FastifyRequest } from "fastify";
+import type { AdminStores } from "../../api/admin/admin-stores.js";
+import type { Config } from "../../config.js";
+import { GatewayError } from "../../core/errors.js";
+import type { UserImages } from "../../store/user-images.js";
+import type { ConsoleSession } from "./console-auth.js";
+import type { ConsoleServices } from "./console-services.js";
+
+/** What the console's API uses. */
+export interface ConsoleRouteDeps extends Omit<AdminStores, "allowPrivateWebhooks"> {
+  config: Pick<Config, "console" | "bodies" | "webhooks">;
+  console: ConsoleServices;
+  userImages: Pick<UserImages, "list">;
+  /** Absolute base URL for the links the console hands out (invites). */
+  publicBaseUrl(): string;
+}
+
+/** The setting that lets visitors create their own user account. */
+export const SELF_SIGNUP_SETTING = "console_self_signup";
+
+export async function selfSignupOn(deps: Pick<ConsoleRouteDeps, "console">): Promise<boolean> {
+  return (await deps.console.settings.get<boolean>(SELF_SIGNUP_SETTING)) === true;
+}
+
+/** The admin operations' view of the stores, as the console's user routes reuse them. */
+export function storesOf(deps: ConsoleRouteDeps): AdminStores {
+  return { ...deps, allowPrivateWebhooks: deps.config.webhooks.allowPrivateUrls };
+}
+
+/** The request's session: 401 without one. */
+export async function requireSession(deps: ConsoleRouteDeps, request: FastifyRequest): Promise<ConsoleSession> {
+  const session = await deps.console.auth.sessionOf(request);
+  if (!session) throw new GatewayError("GW_ERR_UNAUTHENTICATED", "Sign in first: no console session.");
+  return session;
+}
+
+/** A user's session: 401 without a session, 403 for an operator's. */
+export async function requireUser(deps: ConsoleRouteDeps, request: FastifyRequest): Promise<ConsoleSession> {
+  const session = await requireSession(deps, request);
+  if (session.role !== "user") {
+    throw new GatewayError("GW_ERR_FORBIDDEN", "These pages are a user's own; operators use the admin API.");
+  }
+  return session;
+}
+
+/** A page size from the query: 50 unless given, at most 200. */
+export function pageLimit(raw: string | undefined): number {
+  return Math.min(200, Math.max(1, raw === undefined ? 50 : Number(raw)));
+}

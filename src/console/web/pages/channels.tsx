@@ -1,0 +1,199 @@
+// Operators: channels with their health; create, edit (the key is write-only), test, enable or
+// disable, priority and weight.
+import { Type } from "@sinclair/typebox";
+import { useState } from "preact/hooks";
+import { get, patch, post } from "../api.js";
+import { Card, check, fmtPercent, fmtTime, Input, Notice, Page, Select, Table, useAction, useLoad } from "../ui.js";
+
+export interface Channel {
+  id: number;
+  name: string;
+  type: string;
+  base_url: string;
+  models: string[];
+  groups: string[];
+  priority: number;
+  weight: number;
+  price_ratio: number;
+  status: string;
+  status_reason: string;
+  last_error: string | null;
+  last_error_at: number | null;
+  recent_success_rate: number;
+  latency_ms_p50?: number | null;
+  request_count: number;
+}
+
+export const CHANNEL_TYPES = ["task-relay", "generate-record", "gemini", "openai-images", "openai-chat", "anthropic"];
+
+const ChannelForm = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  type: Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
+  base_url: Type.String({ pattern: "^https?://" }),
+  models: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  groups: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  priority: Type.Integer({ minimum: -1000, maximum: 1000 }),
+  weight: Type.Integer({ minimum: 0, maximum: 10000 }),
+});
+
+const list = (s: string) =>
+  s
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+export function ChannelsPage() {
+  const channels = useLoad(() => get<Channel[]>("/api/admin/channels"), []);
+  const [editing, setEditing] = useState<Channel | null>(null);
+  const action = useAction();
+  const toggle = (c: Channel) =>
+    action.run(async () => {
+      await patch(`/api/admin/channels/${c.id}`, { status: c.status === "enabled" ? "disabled" : "enabled" });
+      channels.reload();
+      return `${c.name} ${c.status === "enabled" ? "disabled" : "enabled"}.`;
+    });
+  const test = (c: Channel) =>
+    action.run(async () => {
+      const r = await post<{ ok: boolean; latency_ms: number; error: string | null }>(
+        `/api/admin/channels/${c.id}/test`,
+      );
+      channels.reload();
+      if (!r.ok)
+        throw new Error(`${c.name}: the test failed after ${r.latency_ms} ms: ${r.error ?? "no reason given"}`);
+      return `${c.name}: the test passed in ${r.latency_ms} ms.`;
+    });
+  return (
+    <Page title="Channels">
+      <Notice error={channels.error ?? action.error} ok={action.ok} />
+      <Table
+        caption="Channels and their health"
+        rows={channels.data}
+        columns={[
+          { title: "Name", cell: (c) => c.name },
+          { title: "Type", cell: (c) => c.type },
+          {
+            title: "Status",
+            cell: (c) => (
+              <span class={`badge ${c.status}`} title={c.status_reason}>
+                {c.status}
+              </span>
+            ),
+          },
+          { title: "Success", numeric: true, cell: (c) => fmtPercent(c.recent_success_rate) },
+          { title: "p50", numeric: true, cell: (c) => (c.latency_ms_p50 == null ? "—" : `${c.latency_ms_p50} ms`) },
+          { title: "Priority", numeric: true, cell: (c) => c.priority },
+          { title: "Weight", numeric: true, cell: (c) => c.weight },
+          {
+            title: "Last error",
+            cell: (c) => (c.last_error ? `${c.last_error} (${fmtTime(c.last_error_at)})` : c.status_reason || "—"),
+          },
+          {
+            title: "Actions",
+            cell: (c) => (
+              <span class="row-actions">
+                <button type="button" aria-label={`Test ${c.name}`} onClick={() => test(c)} disabled={action.busy}>
+                  Test
+                </button>
+                <button type="button" aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
+                  Edit
+                </button>
+                <button
+                  type="button"
+                  aria-label={`${c.status === "enabled" ? "Disable" : "Enable"} ${c.name}`}
+                  onClick={() => toggle(c)}
+                  disabled={action.busy}
+                >
+                  {c.status === "enabled" ? "Disable" : "Enable"}
+                </button>
+              </span>
+            ),
+          },
+        ]}
+      />
+      <ChannelEditor
+        key={editing?.id ?? "new"}
+        channel={editing}
+        onDone={() => {
+          setEditing(null);
+          channels.reload();
+        }}
+      />
+    </Page>
+  );
+}
+
+function ChannelEditor({ channel, onDone }: { channel: Channel | null; onDone: () => void }) {
+  const [form, setForm] = useState({
+    name: channel?.name ?? "",
+    type: channel?.type ?? "openai-images",
+    base_url: channel?.base_url ?? "",
+    key: "",
+    models: channel?.models.join(", ") ?? "",
+    groups: channel?.groups.join(", ") ?? "default",
+    priority: String(channel?.priority ?? 0),
+    weight: String(channel?.weight ?? 1),
+  });
+  const action = useAction();
+  const set = (k: keyof typeof form) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+    setForm({ ...form, [k]: e.currentTarget.value });
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const body: Record<string, unknown> = {
+      name: form.name.trim(),
+      type: form.type,
+      base_url: form.base_url.trim(),
+      models: list(form.models),
+      groups: list(form.groups),
+      priority: Number(form.priority),
+      weight: Number(form.weight),
+    };
+    const problem = check(ChannelForm, body);
+    if (problem) return action.setError(problem);
+    if (form.key !== "") body.key = form.key;
+    else if (!channel) return action.setError("key: the upstream key is needed for a new channel");
+    void action.run(async () => {
+      if (channel) await patch(`/api/admin/channels/${channel.id}`, body);
+      else await post("/api/admin/channels", body);
+      onDone();
+    });
+  };
+  return (
+    <Card title={channel ? `Edit ${channel.name}` : "Create a channel"}>
+      <form class="form-grid" onSubmit={submit}>
+        <Input label="Name" name="name" value={form.name} onInput={set("name")} required />
+        <Select
+          label="Type"
+          name="type"
+          value={form.type}
+          onChange={set("type")}
+          options={CHANNEL_TYPES.map((t) => [t, t])}
+        />
+        <Input label="Base URL" name="base_url" type="url" value={form.base_url} onInput={set("base_url")} required />
+        <Input
+          label={channel ? "New key (left empty: unchanged)" : "Key"}
+          name="key"
+          type="password"
+          autoComplete="off"
+          value={form.key}
+          onInput={set("key")}
+          hint="Write-only: the key is never shown again."
+        />
+        <Input label="Models (comma-separated)" name="models" value={form.models} onInput={set("models")} required />
+        <Input label="Groups (comma-separated)" name="groups" value={form.groups} onInput={set("groups")} />
+        <Input label="Priority" name="priority" type="number" value={form.priority} onInput={set("priority")} />
+        <Input label="Weight" name="weight" type="number" min={0} value={form.weight} onInput={set("weight")} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={action.busy}>
+            {channel ? "Save channel" : "Create channel"}
+          </button>
+          {channel ? (
+            <button type="button" onClick={onDone}>
+              Cancel
+            </button>
+          ) : null}
+        </div>
+      </form>
+      <Notice error={action.error} />
+    </Card>
+  );
+}

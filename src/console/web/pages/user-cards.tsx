@@ -1,0 +1,103 @@
+// Operators, on a user's page: editing the user and making an invite link.
+import { useState } from "preact/hooks";
+import { patch, post } from "../api.js";
+import { Card, fmtTime, Input, Notice, useAction } from "../ui.js";
+
+export interface User {
+  id: number;
+  name: string;
+  email?: string | null;
+  group: string;
+  status: string;
+  webhook_url: string | null;
+  quota: number;
+  used_quota: number;
+  credit_line: number;
+  created_at: number;
+}
+
+export function EditUserCard({ user, onDone }: { user: User; onDone: () => void }) {
+  const [group, setGroup] = useState(user.group);
+  const [credit, setCredit] = useState(String(user.credit_line));
+  const action = useAction();
+  const save = (body: Record<string, unknown>, message: string) =>
+    action.run(async () => {
+      await patchUser(user.id, body);
+      onDone();
+      return message;
+    });
+  return (
+    <Card title="Edit">
+      <form
+        class="form-grid"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const n = Number(credit);
+          if (!Number.isInteger(n) || n < 0) return action.setError("credit_line: a whole number, 0 or more");
+          void save({ group: group.trim(), credit_line: n }, "Saved.");
+        }}
+      >
+        <Input label="Group" name="group" value={group} onInput={(e) => setGroup(e.currentTarget.value)} />
+        <Input
+          label="Credit line"
+          name="credit_line"
+          type="number"
+          min={0}
+          value={credit}
+          onInput={(e) => setCredit(e.currentTarget.value)}
+        />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={action.busy}>
+            Save
+          </button>
+          {user.status === "enabled" ? (
+            <button type="button" class="danger" onClick={() => save({ status: "disabled" }, "Disabled.")}>
+              Disable
+            </button>
+          ) : user.status === "disabled" ? (
+            <button type="button" onClick={() => save({ status: "enabled" }, "Enabled.")}>
+              Enable
+            </button>
+          ) : null}
+        </div>
+      </form>
+      <Notice error={action.error} ok={action.ok} />
+    </Card>
+  );
+}
+
+function patchUser(id: number, body: Record<string, unknown>) {
+  return patch(`/api/admin/users/${id}`, body);
+}
+
+export function InviteCard({ id }: { id: string }) {
+  const [link, setLink] = useState<{ invite_url: string; expires_at: number } | null>(null);
+  const action = useAction();
+  return (
+    <Card title="Invite link">
+      <p class="muted">A one-time link where the user sets a password. Making a new one replaces the old.</p>
+      <button
+        type="button"
+        disabled={action.busy}
+        onClick={() => action.run(async () => setLink(await post(`/api/admin/users/${id}/invite`)))}
+      >
+        Make an invite link
+      </button>
+      {link ? (
+        <p>
+          <label>
+            Invite link (valid until {fmtTime(link.expires_at)})
+            <input
+              class="mono"
+              readOnly
+              value={link.invite_url}
+              data-testid="invite-url"
+              onFocus={(e) => e.currentTarget.select()}
+            />
+          </label>
+        </p>
+      ) : null}
+      <Notice error={action.error} />
+    </Card>
+  );
+}

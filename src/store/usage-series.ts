@@ -1,0 +1,139 @@
+import { type Kysely, PostgresAdapter, type RawBuilder, sql } from "kysely";
+import type { Database } from "./schema.js";
+
+/** What a series is split by. Tasks count under their platform as surface. */
+export type SeriesBy = "surface" | "model" | "channel";
+
+export interface SeriesQuery {
+  /** One user's usage only; all users when absent. */
+  userId?: number;
+  /** Unix milliseconds; rounded down to the second. */
+  fromMs: number;
+  /** Unix milliseconds, exclusive. */
+  toMs: number;
+  /** Width of one bucket (ms); a whole number of seconds, at least one. */
+  bucketMs: number;
+  by: SeriesBy;
+}
+
+export interface SeriesTotals {
+  requests: number;
+  errors: number;
+  /** Quota units. */
+  spend: number;
+}
+
+export interface SeriesBucket extends SeriesTotals {
+  /** Unix seconds: where the bucket starts. */
+  start: number;
+  series: Record<string, SeriesTotals>;
+}
+
+/** Most buckets one query may ask for. */
+export const MAX_SERIES_BUCKETS = 500;
+
+/** The bucket count of a query; RangeError when it is empty or above MAX_SERIES_BUCKETS. */
+export function seriesBucketCount(q: Pick<SeriesQuery, "fromMs" | "toMs" | "bucketMs">): number {
+  if (!Number.isInteger(q.bucketMs) || q.bucketMs < 1000 || q.bucketMs % 1000 !== 0) {
+    throw new RangeError("the bucket width must be a whole number of seconds");
+  }
+  const count = Math.ceil((Math.floor(q.toMs / 1000) - Math.floor(q.fromMs / 1000)) / (q.bucketMs / 1000));
+  if (!(count >= 1)) throw new RangeError("the range must end after it starts");
+  if (count > MAX_SERIES_BUCKETS) throw new RangeError(`at most ${MAX_SERIES_BUCKETS} buckets`);
+  return count;
+}
+
+interface Row {
+  bucket: number | string;
+  key: string | number | null;
+  requests: number | string;
+  errors: number | string | null;
+  spend: number | string | null;
+}
+
+function isPostgres(db: Kysely<Database>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** The model of a task: the name the caller asked for, kept in its properties. */
+function taskModel(db: Kysely<Database>): RawBuilder<string> {
+  return isPostgres(db)
+    ? sql<string>`(properties::json ->> 'origin_model_name')`
+    : sql<string>`json_extract(properties, '$.origin_model_name')`;
+}
+
+/**
+ * Requests, errors and spend per bucket, split by surface, model or channel. Two sources, each
+ * read by one grouped query over an indexed time range:
+ * - the request log (content and image calls): an error is a status of 400 or more, spend is the
+ *   quota the call was billed;
+ * - tasks, by submit time: an error is a task that ended FAILURE, spend is the task's price unless
+ *   it failed (a failed task is refunded).
+ * Every bucket of the range is answered, empty ones with zeros.
+ */
+export async function spendSeries(db: Kysely<Database>, q: SeriesQuery): Promise<SeriesBucket[]> {
+  const count = seriesBucketCount(q);
+  const from = Math.floor(q.fromMs / 1000);
+  const width = q.bucketMs / 1000;
+  const to = from + count * width;
+  // Inlined integers (computed here, never given): a bound number may reach SQLite as a real.
+  const bucket = sql<number>`(created_at - ${sql.lit(from)}) / ${sql.lit(width)}`;
+
+  const logKey = q.by === "surface" ? sql`surface` : q.by === "model" ? sql`model` : sql`channel_id`;
+  let logs = db
+    .selectFrom("request_logs")
+    .select([
+      bucket.as("bucket"),
+      logKey.as("key"),
+      sql<number>`count(*)`.as("requests"),
+      sql<number>`sum(case when status >= 400 then 1 else 0 end)`.as("errors"),
+      sql<number>`sum(quota)`.as("spend"),
+    ])
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to);
+  if (q.userId !== undefined) logs = logs.where("user_id", "=", q.userId);
+
+  const taskKey = q.by === "surface" ? sql`platform` : q.by === "model" ? taskModel(db) : sql`channel_id`;
+  let tasks = db
+    .selectFrom("tasks")
+    .select([
+      bucket.as("bucket"),
+      taskKey.as("key"),
+      sql<number>`count(*)`.as("requests"),
+      sql<number>`sum(case when status = 'FAILURE' then 1 else 0 end)`.as("errors"),
+      sql<number>`sum(case when status = 'FAILURE' then 0 else quota end)`.as("spend"),
+    ])
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to);
+  if (q.userId !== undefined) tasks = tasks.where("user_id", "=", q.userId);
+
+  const [logRows, taskRows] = await Promise.all([
+    logs.groupBy([sql`1`, sql`2`]).execute() as Promise<Row[]>,
+    tasks.groupBy([sql`1`, sql`2`]).execute() as Promise<Row[]>,
+  ]);
+
+  const buckets: SeriesBucket[] = Array.from({ length: count }, (_, i) => ({
+    start: from + i * width,
+    requests: 0,
+    errors: 0,
+    spend: 0,
+    series: {},
+  }));
+  for (const row of [...logRows, ...taskRows]) {
+    const b = buckets[Number(row.bucket)];
+    if (!b) continue;
+    const key = row.key === null || row.key === "" ? "unknown" : String(row.key);
+    const requests = Number(row.requests);
+    const errors = Number(row.errors ?? 0);
+    const spend = Number(row.spend ?? 0);
+    b.requests += requests;
+    b.errors += errors;
+    b.spend += spend;
+    const s = b.series[key] ?? { requests: 0, errors: 0, spend: 0 };
+    s.requests += requests;
+    s.errors += errors;
+    s.spend += spend;
+    b.series[key] = s;
+  }
+  return buckets;
+}
