@@ -4,7 +4,7 @@
  * many-instances script, so every part of the reliability suite judges answers the same way.
  */
 
-export type SurfaceName = "envelope" | "openai" | "google" | "anthropic" | "ops";
+export type SurfaceName = "envelope" | "openai" | "google" | "anthropic" | "console" | "ops";
 
 /** The surface that answers a path (unknown paths at the root answer in the envelope shape). */
 export function surfaceOf(path: string): SurfaceName {
@@ -12,6 +12,7 @@ export function surfaceOf(path: string): SurfaceName {
   if (bare === "/v1beta" || bare.startsWith("/v1beta/")) return "google";
   if (bare === "/v1/messages" || bare.startsWith("/v1/messages/")) return "anthropic";
   if (bare === "/v1" || bare.startsWith("/v1/")) return "openai";
+  if (bare === "/console" || bare.startsWith("/console/")) return "console";
   if (/^\/(healthz|readyz|metrics|openapi\.json|docs)(\/|$)/.test(bare)) return "ops";
   return "envelope";
 }
@@ -67,6 +68,18 @@ export function anthropicErrorProblem(body: unknown): string | null {
   return null;
 }
 
+/** A console error body: exactly `{error: {code, message}}`, plus `field` when one is named. */
+export function consoleErrorProblem(body: unknown): string | null {
+  if (!isObject(body) || !sameKeys(body, ["error"]) || !isObject(body.error)) return "not {error: {...}}";
+  const e = body.error;
+  const keys = "field" in e ? ["code", "message", "field"] : ["code", "message"];
+  if (!sameKeys(e, keys)) return "error is not {code, message, field?}";
+  if (typeof e.code !== "string" || !/^[a-z_]+$/.test(e.code)) return "error.code is not an error code";
+  if (typeof e.message !== "string" || e.message === "") return "error.message is empty";
+  if ("field" in e && (typeof e.field !== "string" || e.field === "")) return "error.field is not a field name";
+  return null;
+}
+
 /** The error shape of a surface. */
 export function errorProblem(surface: SurfaceName, status: number, body: unknown): string | null {
   switch (surface) {
@@ -78,6 +91,8 @@ export function errorProblem(surface: SurfaceName, status: number, body: unknown
       return googleErrorProblem(body, status);
     case "anthropic":
       return anthropicErrorProblem(body);
+    case "console":
+      return consoleErrorProblem(body);
     case "ops":
       // /metrics refuses in the envelope shape; the other ops routes have no error of their own.
       return envelopeErrorProblem(body);
