@@ -1,4 +1,10 @@
-import { createReadStream, createWriteStream, writeFileSync, writeFile as writeNewFile } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  open as openFile,
+  writeFileSync,
+  writeFile as writeNewFile,
+} from "node:fs";
 import { mkdir, rename, rm, stat, statfs } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
@@ -38,6 +44,10 @@ function writeNew(file: string, bytes: Buffer, local: boolean): Promise<void> {
   return new Promise((resolve, reject) =>
     writeNewFile(file, bytes, { flag: "wx" }, (err) => (err ? reject(err) : resolve())),
   );
+}
+
+function openNew(file: string): Promise<number> {
+  return new Promise((resolve, reject) => openFile(file, "wx", (err, fd) => (err ? reject(err) : resolve(fd))));
 }
 
 function isMissing(err: unknown): boolean {
@@ -90,7 +100,7 @@ export class LocalBlobStore implements BlobStore {
     limits: { maxBytes: number },
   ): Promise<string> {
     const target = this.newTarget(mimeType);
-    await this.makeFolder(target.dir);
+    const fd = await this.openTemp(target);
     let size = 0;
     const bound = new Transform({
       transform(chunk: Buffer, _encoding, done) {
@@ -100,7 +110,7 @@ export class LocalBlobStore implements BlobStore {
       },
     });
     try {
-      await pipeline(source, bound, createWriteStream(target.temp));
+      await pipeline(source, bound, createWriteStream(target.temp, { fd }));
       await rename(target.temp, target.file);
     } catch (err) {
       await rm(target.temp, { force: true });
@@ -142,6 +152,18 @@ export class LocalBlobStore implements BlobStore {
       return info.isFile() ? { file, size: info.size, mimeType: mimeTypeOf(match[2]) } : null;
     } catch {
       return null;
+    }
+  }
+
+  /** Opens a stream's temporary file, its folder made first when not known to exist (or gone since). */
+  private async openTemp(target: { dir: string; temp: string }): Promise<number> {
+    if (!this.folders.has(target.dir)) await this.makeFolder(target.dir);
+    try {
+      return await openNew(target.temp);
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+      await this.makeFolder(target.dir);
+      return openNew(target.temp);
     }
   }
 

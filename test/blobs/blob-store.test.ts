@@ -172,7 +172,7 @@ for (const [name, start] of SUBJECTS) {
 }
 
 describe("the blob store in a local folder, once its folders are removed", () => {
-  it("makes a removed folder again and keeps every image put after it", async () => {
+  it("makes a removed folder again and keeps every image put or streamed after it", async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), "mg-blobs-gone-"));
     try {
       const config = loadConfig({}, { dataDir: root, blobs: { url: `file://${root}/stored` } });
@@ -182,7 +182,13 @@ describe("the blob store in a local folder, once its folders are removed", () =>
       for (let i = 0; i < 200; i++) await store.put(bytes, "image/png");
       rmSync(path.join(root, "stored", "images"), { recursive: true, force: true });
       const keys: string[] = [];
-      for (let i = 0; i < 200; i++) keys.push(await store.put(bytes, "image/png"));
+      for (let i = 0; i < 200; i++) {
+        keys.push(
+          i % 2 === 0
+            ? await store.put(bytes, "image/png")
+            : await store.putStream(Readable.from([bytes]), "image/png", { maxBytes: 5000 }),
+        );
+      }
       for (const key of keys) expect(await store.stat(key), key).toEqual({ mimeType: "image/png", size: 5000 });
       const files = readdirSync(path.join(root, "stored", "images"), { recursive: true, withFileTypes: true })
         .filter((e) => e.isFile())
