@@ -87,6 +87,14 @@ function refuse(found: { field: string; reason: string }): GatewayError {
   });
 }
 
+/** The JSON text of each body parsed on a surface that keeps it (see `installInputBounds`). */
+const bodyTexts = new WeakMap<FastifyRequest, string>();
+
+/** The request body's JSON text as received, on a surface installed with `keepText`. */
+export function bodyTextOf(request: FastifyRequest): string | undefined {
+  return bodyTexts.get(request);
+}
+
 /** Parses a JSON body within `bounds`; throws the surface's 400 naming the limit or the field. */
 export function parseBoundedJson(text: string, bounds: BodyBounds): unknown {
   if (jsonNestsDeeperThan(text, bounds.maxDepth)) {
@@ -110,18 +118,19 @@ export function parseBoundedJson(text: string, bounds: BodyBounds): unknown {
  * Bounds every JSON body of a surface (size and depth, checked before it is parsed) and refuses
  * text no store can hold in the body, the path and the query, before any route does work.
  * `anyContentType`: the body is read as JSON whatever its content type says (the Gemini surface);
- * `emptyBody`: what an empty body becomes (an error unless given).
+ * `emptyBody`: what an empty body becomes (an error unless given); `keepText`: the body's text is
+ * kept for `bodyTextOf` (a route that passes the body on unchanged).
  */
 export function installInputBounds(
   app: FastifyInstance,
   bounds: BodyBounds,
-  options: { anyContentType?: boolean; emptyBody?: "undefined" } = {},
+  options: { anyContentType?: boolean; emptyBody?: "undefined"; keepText?: boolean } = {},
 ): void {
   app.addHook("onRoute", (route) => {
     route.bodyLimit ??= bounds.maxBytes;
   });
   const parser = (
-    _request: FastifyRequest,
+    request: FastifyRequest,
     body: string | Buffer,
     done: (err: Error | null, value?: unknown) => void,
   ) => {
@@ -131,7 +140,9 @@ export function installInputBounds(
       return done(new GatewayError("GW_ERR_INVALID_JSON", "The body is empty; a JSON value was expected."));
     }
     try {
-      done(null, parseBoundedJson(text, bounds));
+      const value = parseBoundedJson(text, bounds);
+      if (options.keepText) bodyTexts.set(request, text);
+      done(null, value);
     } catch (err) {
       done(err as Error);
     }

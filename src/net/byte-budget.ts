@@ -40,7 +40,8 @@ export class ByteBudget {
 export class RequestDownloads {
   private taken = 0;
   private closed = false;
-  private readonly controller = new AbortController();
+  /** Made when a download first asks for the signal: most requests fetch nothing. */
+  private controller: AbortController | null = null;
 
   constructor(
     private readonly instance: ByteBudget,
@@ -49,6 +50,8 @@ export class RequestDownloads {
 
   /** Aborts the request's downloads once it has ended. */
   get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.closed && !this.controller.signal.aborted) this.controller.abort();
     return this.controller.signal;
   }
 
@@ -73,7 +76,8 @@ export class RequestDownloads {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.controller.abort();
+    // No controller, no download to stop (aborting builds an error with its stack: not free).
+    this.controller?.abort();
     this.instance.release(this.taken);
     this.taken = 0;
   }

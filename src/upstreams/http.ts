@@ -38,6 +38,8 @@ export interface UpstreamCall {
   headers?: Record<string, string>;
   /** JSON-serialisable body. */
   json?: unknown;
+  /** A body already in JSON text (a client's, passed on unchanged): sent as it is, `json` unused. */
+  jsonText?: string;
   signal?: AbortSignal;
   /** Time allowed to open the connection (TCP, and TLS for https), ms; default 10 s. */
   connectTimeoutMs?: number;
@@ -79,7 +81,7 @@ export function networkError(err: unknown, url: string): UpstreamError {
 export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
   // Serialised before the call: a body the gateway cannot serialise is its own failure (a plain
   // error, never an UpstreamError), so it neither fails over nor counts against the channel.
-  const body = call.json === undefined ? undefined : JSON.stringify(call.json);
+  const body = call.jsonText ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
   const signals = [call.signal, call.timeoutMs ? AbortSignal.timeout(call.timeoutMs) : undefined].filter(
     (s): s is AbortSignal => s !== undefined,
   );
@@ -88,7 +90,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
       method: call.method,
       dispatcher: agentFor(call.connectTimeoutMs),
       headers: {
-        ...(call.json === undefined ? {} : { "content-type": "application/json" }),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
         ...call.headers,
       },
       body,

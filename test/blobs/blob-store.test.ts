@@ -105,6 +105,14 @@ for (const [name, start] of SUBJECTS) {
       await expect(store.put(bytes, "text/html")).rejects.toThrow(/text\/html/);
     });
 
+    it("stores a big image put whole as it stores a small one", async () => {
+      const big = Buffer.concat([bytes, Buffer.alloc(MIB, 9)]);
+      const key = await store.put(big, "image/png");
+      expect(await store.stat(key)).toEqual({ mimeType: "image/png", size: big.length });
+      const blob = await store.open(key);
+      expect((await read(blob?.stream as NodeJS.ReadableStream)).equals(big)).toBe(true);
+    });
+
     it("streams a file of several parts in and reads any range of it back", async () => {
       const key = await store.putStream(Readable.from(mebibytes(12)), "video/mp4", { maxBytes: 12 * MIB });
       expect(await store.stat(key)).toEqual({ mimeType: "video/mp4", size: 12 * MIB });
@@ -162,3 +170,32 @@ for (const [name, start] of SUBJECTS) {
     });
   });
 }
+
+describe("the blob store in a local folder, once its folders are removed", () => {
+  it("makes a removed folder again and keeps every image put or streamed after it", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "mg-blobs-gone-"));
+    try {
+      const config = loadConfig({}, { dataDir: root, blobs: { url: `file://${root}/stored` } });
+      const store = openBlobStore(config, "images");
+      // 200 keys fill 200 or so of the 3,844 two-character folders: the next 200 land in
+      // folders the store made before, some of them, with all but certainty.
+      for (let i = 0; i < 200; i++) await store.put(bytes, "image/png");
+      rmSync(path.join(root, "stored", "images"), { recursive: true, force: true });
+      const keys: string[] = [];
+      for (let i = 0; i < 200; i++) {
+        keys.push(
+          i % 2 === 0
+            ? await store.put(bytes, "image/png")
+            : await store.putStream(Readable.from([bytes]), "image/png", { maxBytes: 5000 }),
+        );
+      }
+      for (const key of keys) expect(await store.stat(key), key).toEqual({ mimeType: "image/png", size: 5000 });
+      const files = readdirSync(path.join(root, "stored", "images"), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name);
+      expect(files.sort()).toEqual([...keys].sort());
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -22,11 +22,15 @@ describe("content relay passes the upstream's JSON text through", () => {
   let gw: TestGateway;
   let upstream: http.Server;
   let key: string;
+  /** The request bodies the upstream received, as text. */
+  const received: string[] = [];
 
   beforeAll(async () => {
     upstream = http.createServer((req, res) => {
-      req.resume();
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
+        received.push(Buffer.concat(chunks).toString("utf8"));
         if (req.url?.includes(":streamGenerateContent")) {
           res.writeHead(200, { "content-type": "text/event-stream" });
           res.write(`${SPLIT_EVENT.join("\r\n")}\r\n\r\n`);
@@ -50,12 +54,39 @@ describe("content relay passes the upstream's JSON text through", () => {
     await new Promise((resolve) => upstream?.close(resolve));
   });
 
-  const post = (method: string) =>
+  const post = (method: string, body = JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] })) =>
     fetch(`${gw.url}/v1beta/models/${MODEL}:${method}`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-goog-api-key": key },
-      body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }),
+      body,
     });
+
+  /** A body as a client may format it: spaces, escaped characters, its own key order. */
+  const CLIENT_TEXT =
+    '{ "generationConfig" : { "maxOutputTokens": 64 },\n  "contents": [ { "parts": [ { "text": "caf\\u00e9 \\"quoted\\": yes" } ], "role": "user" } ] }';
+
+  it("sends the client's request text upstream as it came, on generateContent and its stream", async () => {
+    for (const method of ["generateContent", "streamGenerateContent?alt=sse"]) {
+      const before = received.length;
+      const res = await post(method, CLIENT_TEXT);
+      expect(res.status, method).toBe(200);
+      await res.text();
+      expect(received.slice(before), method).toEqual([CLIENT_TEXT]);
+    }
+  });
+
+  it("sends the body it validated, serialised again, when the client's text gives a key twice", async () => {
+    // The gateway's parser keeps the last generationConfig; another parser might keep the first.
+    const twice =
+      '{"contents": [{"parts": [{"text": "hi"}]}], "generationConfig": {"maxOutputTokens": 900000}, "generationConfig": {"maxOutputTokens": 8}}';
+    const before = received.length;
+    const res = await post("generateContent", twice);
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(received.slice(before)).toHaveLength(1);
+    expect(received[before]).toBe(JSON.stringify(JSON.parse(twice)));
+    expect(JSON.parse(received[before] as string).generationConfig).toEqual({ maxOutputTokens: 8 });
+  });
 
   it("answers generateContent with the upstream's bytes, unchanged", async () => {
     const res = await post("generateContent");

@@ -6,9 +6,10 @@ import { generateContentCall, streamContentCall } from "../../core/content/relay
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
 import { principalOf, requireToken } from "../auth-hook.js";
-import { installInputBounds } from "../input-bounds.js";
+import { bodyTextOf, installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
+import { forwardableText } from "./forwardable-body.js";
 import { countContentTokens, geminiModelRoutes } from "./models.js";
 import { type ContentSurfaceDeps, contentRelayDeps } from "./relay-deps.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
@@ -63,7 +64,7 @@ export async function geminiRoutes(base: FastifyInstance, opts: { deps: ContentS
   const relay = contentRelayDeps(deps, deps.logger);
   app.addHook("onRequest", requireToken(deps));
   // Whatever the content type says, the body must be JSON (Google's API reads it so too).
-  installInputBounds(app, deps.config.bodies.content, { anyContentType: true, emptyBody: "undefined" });
+  installInputBounds(app, deps.config.bodies.content, { anyContentType: true, emptyBody: "undefined", keepText: true });
 
   await geminiModelRoutes(app, deps);
 
@@ -89,6 +90,8 @@ export async function geminiRoutes(base: FastifyInstance, opts: { deps: ContentS
         caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
         model,
         body: request.body,
+        // The validated body goes upstream as the client's own text, not serialised again.
+        bodyText: forwardableText(bodyTextOf(request), request.body),
         bodyBytes: bodyBytesOf(request),
         signal: clientGone(reply),
       };

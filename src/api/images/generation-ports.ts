@@ -110,12 +110,13 @@ export function imagePorts(
   run: IdempotentRun | null = null,
 ): GenerateImagesDeps<Channel> {
   const { deps, blobs, guarded, trusted } = ports;
-  const limits = {
+  // Built when an input image is fetched: the request's download signal is made only then.
+  const limits = () => ({
     maxBytes: deps.config.images.maxImageBytes,
     timeoutMs: deps.config.images.fetchTimeoutMs,
     signal: downloads.signal,
     onBytes: (bytes: number) => downloads.take(bytes),
-  };
+  });
   // Stored images of this request, listed as the user's once the call is recorded as delivered.
   const stored: string[] = [];
   const download = async (url: string, options: { trusted: boolean }): Promise<GeneratedImage> =>
@@ -136,7 +137,7 @@ export function imagePorts(
     warn: (obj, msg) => deps.logger.warn(obj, msg),
     async fetchImage(url, field) {
       try {
-        return await fetchImage(guarded, url, limits);
+        return await fetchImage(guarded, url, limits());
       } catch (err) {
         throw fetchFailure(field, err);
       }

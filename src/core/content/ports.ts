@@ -30,8 +30,8 @@ export interface OpenedContentStream {
 
 /** The upstream protocol, as an adapter implements it; failures are UpstreamErrors. */
 export interface ContentUpstream<C> {
-  generate(channel: C, upstreamModel: string, body: unknown, signal: AbortSignal): Promise<ContentChunk>;
-  openStream(channel: C, upstreamModel: string, body: unknown, signal: AbortSignal): Promise<OpenedContentStream>;
+  generate(channel: C, upstreamModel: string, body: UpstreamBody, signal: AbortSignal): Promise<ContentChunk>;
+  openStream(channel: C, upstreamModel: string, body: UpstreamBody, signal: AbortSignal): Promise<OpenedContentStream>;
 }
 
 /** One request-log row of a content call. */
@@ -121,6 +121,12 @@ export interface ContentSink {
   end(): Promise<void>;
 }
 
+/** The request body an adapter sends: its JSON text when the client's may go as it is, else the value. */
+export interface UpstreamBody {
+  value: unknown;
+  text?: string;
+}
+
 /** One content call: who asks, for which model, with which body. */
 export interface ContentCall {
   requestId: string;
@@ -129,6 +135,11 @@ export interface ContentCall {
   caller: { userId: number; tokenId: number; group: string };
   model: string;
   body: unknown;
+  /**
+   * The body's JSON text as the client sent it, when it says exactly what `body` says (no key
+   * given twice): sent upstream as it is instead of serialising `body` again.
+   */
+  bodyText?: string;
   /** Size of the request body in bytes (the prompt's hold is bounded by it). */
   bodyBytes: number;
   /** Aborted when the client goes away: the upstream call is aborted with it. */

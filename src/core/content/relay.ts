@@ -21,12 +21,18 @@ import type {
   ContentRelayDeps,
   ContentSink,
   OpenedContentStream,
+  UpstreamBody,
 } from "./ports.js";
 import { toContentError } from "./upstream-failure.js";
 import { ContentAccount } from "./usage.js";
 
 /** Status logged for a call the client abandoned. */
 export const CLIENT_CLOSED = 499;
+
+/** What goes upstream: the client's own JSON text when it may go as it is. */
+function upstreamBody(call: ContentCall): UpstreamBody {
+  return call.bodyText === undefined ? { value: call.body } : { value: call.body, text: call.bodyText };
+}
 
 /** The model name the channel's upstream knows. */
 export function upstreamModelFor(channel: ContentChannel, model: string): string {
@@ -179,7 +185,7 @@ export async function generateContentCall<C extends ContentChannel>(
       async (ch) => {
         const release = await deps.channels.acquire(ch);
         try {
-          return await deps.upstream.generate(ch, upstreamModelFor(ch, call.model), call.body, call.signal);
+          return await deps.upstream.generate(ch, upstreamModelFor(ch, call.model), upstreamBody(call), call.signal);
         } catch (err) {
           throw unlessClientLeft(call, err);
         } finally {
@@ -228,7 +234,12 @@ export async function streamContentCall<C extends ContentChannel>(
           const release = await deps.channels.acquire(ch);
           try {
             const signal = streamSignal(deps, call);
-            const stream = await deps.upstream.openStream(ch, upstreamModelFor(ch, call.model), call.body, signal);
+            const stream = await deps.upstream.openStream(
+              ch,
+              upstreamModelFor(ch, call.model),
+              upstreamBody(call),
+              signal,
+            );
             return { first: stream.first, rest: stream.rest, release };
           } catch (err) {
             release();

@@ -246,11 +246,11 @@ async function* eventsOf(first: unknown, rest: AsyncGenerator<{ value: unknown }
 export const geminiChatUpstream: ChatUpstream<GeminiContentChannel> = {
   untranslatable,
   async complete(channel, upstreamModel, request, signal) {
-    const answer = await generateContent(channel, upstreamModel, geminiChatBody(request), signal);
+    const answer = await generateContent(channel, upstreamModel, { value: geminiChatBody(request) }, signal);
     return answerOf(answer.value, upstreamModel);
   },
   async openStream(channel, upstreamModel, request, signal) {
-    const stream = await openContentStream(channel, upstreamModel, geminiChatBody(request), signal);
+    const stream = await openContentStream(channel, upstreamModel, { value: geminiChatBody(request) }, signal);
     return eventsOf(stream.first.value, stream.rest, upstreamModel);
   },
 };

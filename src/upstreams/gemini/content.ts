@@ -1,5 +1,5 @@
 import type { Dispatcher } from "undici";
-import type { ContentChunk } from "../../core/content/ports.js";
+import type { ContentChunk, UpstreamBody } from "../../core/content/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
 import { bodyChunks, callUpstream, networkError, safeUrl } from "../http.js";
 import { geminiError, geminiStreamError } from "./errors.js";
@@ -27,12 +27,13 @@ export function contentUrl(baseUrl: string, model: string, stream: boolean): str
   return stream ? `${path}:streamGenerateContent?alt=sse` : `${path}:generateContent`;
 }
 
-function send(channel: GeminiContentChannel, url: string, body: unknown, signal: AbortSignal) {
+function send(channel: GeminiContentChannel, url: string, body: UpstreamBody, signal: AbortSignal) {
   return callUpstream({
     method: "POST",
     url,
     headers: { "x-goog-api-key": channel.key },
-    json: body,
+    json: body.value,
+    jsonText: body.text,
     signal,
     connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
@@ -74,7 +75,7 @@ function parseChunk(text: string, url: string, key: string): ContentChunk {
 export async function generateContent(
   channel: GeminiContentChannel,
   upstreamModel: string,
-  body: unknown,
+  body: UpstreamBody,
   signal: AbortSignal,
 ): Promise<ContentChunk> {
   const url = contentUrl(channel.baseUrl, upstreamModel, false);
@@ -112,7 +113,7 @@ async function* chunksOf(res: Dispatcher.ResponseData, url: string, key: string)
 export async function openContentStream(
   channel: GeminiContentChannel,
   upstreamModel: string,
-  body: unknown,
+  body: UpstreamBody,
   signal: AbortSignal,
 ): Promise<ContentStream> {
   const url = contentUrl(channel.baseUrl, upstreamModel, true);
