@@ -1,6 +1,7 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../../core/errors.js";
 import { type VideoVariant, videoExpiresAt, videoFileKeys } from "../../core/videos/video-object.js";
+import type { TaskRow } from "../../store/task-reads.js";
 import { parseByteRange } from "../byte-range.js";
 import { ownedVideo } from "./owned-video.js";
 import type { VideoSurfaceDeps } from "./ports.js";
@@ -30,38 +31,52 @@ export async function videoContentRoute(app: FastifyInstance, opts: { deps: Vide
     { schema },
     async (request, reply) => {
       const row = await ownedVideo(deps, request);
-      const variant: VideoVariant = request.query.variant ?? "video";
-      if (row.status !== "SUCCESS") {
-        throw new GatewayError("GW_ERR_VALIDATION", `Video ${row.task_id} is not completed; it has no content yet.`, {
-          param: "video_id",
-        });
-      }
-      const expired = videoExpiresAt(row.finish_time, deps.retentionSeconds) <= Math.floor(Date.now() / 1000);
-      const key = videoFileKeys(row.data)[variant];
-      const info = !expired && Number(row.files_removed_at) === 0 && key ? await deps.files.stat(key) : null;
-      if (!info || !key) {
-        throw new GatewayError("GW_ERR_NOT_FOUND", `The content of video ${row.task_id} has expired.`, {
-          param: "video_id",
-        });
-      }
-      // A bucket with BLOB_DOWNLOADS=redirect: a short-lived presigned URL (clients drop the
-      // Authorization header on the redirect to another origin).
-      const redirect = await deps.files.downloadUrl(key);
-      if (redirect !== null) {
-        return reply.status(302).header("location", redirect).header("cache-control", "no-store").send();
-      }
-      const range = variant === "video" ? parseByteRange(request.headers.range, info.size) : null;
-      reply.header("accept-ranges", variant === "video" ? "bytes" : "none");
-      if (range === "unsatisfiable") return reply.status(416).header("content-range", `bytes */${info.size}`).send();
-      reply.header("content-type", info.mimeType).header("x-content-type-options", "nosniff");
-      const blob = await deps.files.open(key, range ?? undefined);
-      if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", `The content of video ${row.task_id} has expired.`);
-      if (range === null) return reply.header("content-length", String(blob.size)).send(blob.stream);
-      return reply
-        .status(206)
-        .header("content-range", `bytes ${range.start}-${range.end}/${blob.size}`)
-        .header("content-length", String(range.end - range.start + 1))
-        .send(blob.stream);
+      return sendVideoContent(deps, row, request.query.variant ?? "video", request, reply);
     },
   );
+}
+
+/**
+ * Answers one stored file of a video the caller owns: a 400 before completion, a 404 once its
+ * retention ended or its files are gone, a redirect to the bucket in redirect mode, else the bytes
+ * (Range on the MP4). Shared by the Videos API and the console's player.
+ */
+export async function sendVideoContent(
+  deps: Pick<VideoSurfaceDeps, "files" | "retentionSeconds">,
+  row: TaskRow,
+  variant: VideoVariant,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  if (row.status !== "SUCCESS") {
+    throw new GatewayError("GW_ERR_VALIDATION", `Video ${row.task_id} is not completed; it has no content yet.`, {
+      param: "video_id",
+    });
+  }
+  const expired = videoExpiresAt(row.finish_time, deps.retentionSeconds) <= Math.floor(Date.now() / 1000);
+  const key = videoFileKeys(row.data)[variant];
+  const info = !expired && Number(row.files_removed_at) === 0 && key ? await deps.files.stat(key) : null;
+  if (!info || !key) {
+    throw new GatewayError("GW_ERR_NOT_FOUND", `The content of video ${row.task_id} has expired.`, {
+      param: "video_id",
+    });
+  }
+  // A bucket with BLOB_DOWNLOADS=redirect: a short-lived presigned URL (clients drop the
+  // Authorization header on the redirect to another origin).
+  const redirect = await deps.files.downloadUrl(key);
+  if (redirect !== null) {
+    return reply.status(302).header("location", redirect).header("cache-control", "no-store").send();
+  }
+  const range = variant === "video" ? parseByteRange(request.headers.range, info.size) : null;
+  reply.header("accept-ranges", variant === "video" ? "bytes" : "none");
+  if (range === "unsatisfiable") return reply.status(416).header("content-range", `bytes */${info.size}`).send();
+  reply.header("content-type", info.mimeType).header("x-content-type-options", "nosniff");
+  const blob = await deps.files.open(key, range ?? undefined);
+  if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", `The content of video ${row.task_id} has expired.`);
+  if (range === null) return reply.header("content-length", String(blob.size)).send(blob.stream);
+  return reply
+    .status(206)
+    .header("content-range", `bytes ${range.start}-${range.end}/${blob.size}`)
+    .header("content-length", String(range.end - range.start + 1))
+    .send(blob.stream);
 }

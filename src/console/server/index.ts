@@ -5,6 +5,7 @@ import { GatewayError } from "../../core/errors.js";
 import { consoleAuthRoutes } from "./auth-routes.js";
 import { consoleMeRoutes } from "./me-routes.js";
 import { consoleMeTokenRoutes } from "./me-token-routes.js";
+import { type ConsoleVideoDeps, consoleMeVideoRoutes } from "./me-video-routes.js";
 import type { ConsoleRouteDeps } from "./route-deps.js";
 
 export type { ConsoleRouteDeps };
@@ -14,7 +15,7 @@ export type { ConsoleRouteDeps };
  * user's own data. Answers are never cached; a request made with a session must carry the
  * session's CSRF token in `x-csrf-token` for any state change (403 otherwise).
  */
-export async function consoleApiRoutes(app: FastifyInstance, opts: { deps: ConsoleRouteDeps }) {
+export async function consoleApiRoutes(app: FastifyInstance, opts: { deps: ConsoleRouteDeps & ConsoleVideoDeps }) {
   const { deps } = opts;
   if (deps.config.console.passwordCost < 15) {
     app.log.warn(
@@ -43,6 +44,7 @@ export async function consoleApiRoutes(app: FastifyInstance, opts: { deps: Conso
   await app.register(consoleAuthRoutes, { deps });
   await app.register(consoleMeRoutes, { deps });
   await app.register(consoleMeTokenRoutes, { deps });
+  await app.register(consoleMeVideoRoutes, { deps });
   // The pages answer every other path under /console (deep links); an unknown API path is this
   // API's own 404, in its shape, never the pages' shell.
   app.all("/*", { schema: { hide: true } }, async (request) => {

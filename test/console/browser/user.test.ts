@@ -30,6 +30,7 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", { timeout: 60_0
   let csrf = "";
   let inviteUrl = "";
   let otherTaskId = "";
+  let daveId = 0;
 
   beforeAll(async () => {
     sim = await startSimulator({ taskRelay: { completeAfterMs: 0 } });
@@ -41,7 +42,9 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", { timeout: 60_0
     });
     await gw.createChannel({ type: "gemini", baseUrl: sim.url, models: ["image-model-2-1k", "gemini-2.5-flash"] });
     await gw.createChannel({ type: "task-relay", baseUrl: sim.url, models: ["audioa"] });
+    await gw.createChannel({ type: "openai-videos", baseUrl: sim.url, models: ["sora-2"] });
     const dave = await gw.admin("POST", "/users", { name: "dave", quota: 5_000_000 });
+    daveId = dave.body.data.id;
     const invite = await gw.admin("POST", `/users/${dave.body.data.id}/invite`);
     expect(invite.status).toBe(200);
     const link = new URL(invite.body.data.invite_url as string);
@@ -153,6 +156,35 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", { timeout: 60_0
     expect(await layoutShift(page)).toBeLessThan(0.05);
   });
 
+  it("plays their videos from the gateway's stored copy", async () => {
+    const token = await gw.admin("POST", `/users/${daveId}/tokens`, { name: "videos" });
+    const auth = { authorization: `Bearer ${token.body.data.key}`, "content-type": "application/json" };
+    const created = await fetch(`${gw.url}/v1/videos`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ prompt: "a paper boat", seconds: "4" }),
+    });
+    const id = ((await created.json()) as { id: string }).id;
+    await expect
+      .poll(async () => ((await (await fetch(`${gw.url}/v1/videos/${id}`, { headers: auth })).json()) as any).status, {
+        timeout: 20_000,
+      })
+      .toBe("completed");
+
+    await page.getByRole("link", { name: "Videos" }).click();
+    await page.getByRole("heading", { name: "My videos" }).waitFor();
+    const player = page.locator(`video[aria-label="Video: a paper boat"]`);
+    await player.waitFor();
+    // The player's source and poster load with the session cookie alone (no token in the page).
+    const loaded = await player.evaluate(async (v: any) => {
+      const answers = await Promise.all([fetch(v.src), fetch(v.poster)]);
+      return answers.map((a) => `${a.status} ${a.headers.get("content-type")}`);
+    });
+    expect(loaded).toEqual(["200 video/mp4", "200 image/png"]);
+    expect(await page.content()).not.toContain(token.body.data.key);
+    expect(await unlabelledControls(page)).toEqual([]);
+  });
+
   it("sets the default webhook URL and rotates the signing secret", async () => {
     await page.getByRole("link", { name: "Webhook" }).click();
     await page.getByRole("heading", { name: "Webhook", exact: true }).waitFor();
@@ -210,7 +242,15 @@ describe.skipIf(CHROMIUM === null)("console in a browser: user", { timeout: 60_0
       storageState: await context.storageState(),
     });
     const { page: small, problems: smallProblems } = await openPage(narrow);
-    for (const path of ["/me", "/me/tokens", "/me/tasks", "/me/images", "/me/webhook", "/me/playground"]) {
+    for (const path of [
+      "/me",
+      "/me/tokens",
+      "/me/tasks",
+      "/me/images",
+      "/me/videos",
+      "/me/webhook",
+      "/me/playground",
+    ]) {
       await small.goto(`${gw.url}/console${path}`);
       await small.locator("#page-title").waitFor();
       await small.waitForLoadState("networkidle");

@@ -4,6 +4,7 @@ import { MePage } from "./me.js";
 import { MyImagesPage, MyTaskPage, MyTasksPage } from "./media.js";
 import { PlaygroundPage } from "./playground.js";
 import { TokensPage } from "./tokens.js";
+import { MyVideosPage } from "./videos.js";
 import { WebhookPage } from "./webhook.js";
 
 export const userRoutes: RouteDef[] = [
@@ -12,6 +13,7 @@ export const userRoutes: RouteDef[] = [
   { path: "/me/tasks", title: "Tasks", nav: true, view: () => <MyTasksPage /> },
   { path: "/me/tasks/:taskId", title: "Task", view: (p) => <MyTaskPage taskId={p.taskId ?? ""} /> },
   { path: "/me/images", title: "Images", nav: true, view: () => <MyImagesPage /> },
+  { path: "/me/videos", title: "Videos", nav: true, view: () => <MyVideosPage /> },
   { path: "/me/webhook", title: "Webhook", nav: true, view: () => <WebhookPage /> },
   { path: "/me/playground", title: "Playground", nav: true, view: () => <PlaygroundPage /> },
 ];
