@@ -10,7 +10,7 @@ describe("the console's video list and player", () => {
   let alice: ConsoleClient;
   let bob: ConsoleClient;
   let videoId: string;
-  const source = { prompt: "a console kite", seconds: "4", size: "1280x720" };
+  const source = { prompt: "a console kite", seconds: "4", size: "1280x720" } as const;
 
   beforeAll(async () => {
     env = await startVideoEnv("sqlite", { config: { console: { passwordCost: TEST_PASSWORD_COST } } });

@@ -10,6 +10,12 @@ import { VideoContentQuery, VideoIdParams } from "./schemas.js";
 const binary = { schema: { type: "string", format: "binary" } };
 const MEDIA = { "video/mp4": binary, "image/jpeg": binary, "image/png": binary, "image/webp": binary };
 
+/** The documented success answers of a route serving a video's stored file. */
+export const VIDEO_CONTENT_ANSWERS = {
+  200: { description: "The whole file", content: MEDIA },
+  206: { description: "The part the Range header asked for", content: MEDIA },
+};
+
 /**
  * GET /v1/videos/{id}/content?variant=video|thumbnail|spritesheet: the gateway's stored copy,
  * with its type and `Range` support. A video that is not completed is a 400; one whose retention
@@ -21,10 +27,7 @@ export async function videoContentRoute(app: FastifyInstance, opts: { deps: Vide
     summary: "Download a video's content (video, thumbnail or spritesheet)",
     params: VideoIdParams,
     querystring: VideoContentQuery,
-    response: {
-      200: { description: "The whole file", content: MEDIA },
-      206: { description: "The part the Range header asked for", content: MEDIA },
-    },
+    response: VIDEO_CONTENT_ANSWERS,
   };
   app.get<{ Params: { video_id: string }; Querystring: { variant?: VideoVariant } }>(
     "/:video_id/content",

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { sendVideoContent } from "../../api/videos/content.js";
+import { sendVideoContent, VIDEO_CONTENT_ANSWERS } from "../../api/videos/content.js";
 import { VideoContentQuery, VideoIdParams, VideoListQuery, VideoListSchema } from "../../api/videos/schemas.js";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import { GatewayError } from "../../core/errors.js";
@@ -65,6 +65,7 @@ export async function consoleMeVideoRoutes(base: FastifyInstance, opts: { deps: 
         summary: "A stored file of one of the user's videos (video, thumbnail or spritesheet), with Range",
         params: VideoIdParams,
         querystring: VideoContentQuery,
+        response: VIDEO_CONTENT_ANSWERS,
       },
     },
     async (request, reply) => {
