@@ -27,6 +27,7 @@ async function main() {
     name: "gemini",
   });
   await gw.createChannel({ type: "task-relay", baseUrl: sim.url, models: ["audioa"], name: "audio-relay" });
+  await gw.createChannel({ type: "openai-videos", baseUrl: sim.url, models: ["sora-2"], name: "videos" });
 
   const users: Array<{ userId: number; key: string }> = [];
   for (const name of ["ada", "grace", "linus"]) {
@@ -58,6 +59,9 @@ async function main() {
         messages: [{ role: "user", content: "hi" }],
       });
     }
+  }
+  for (const prompt of ["a paper boat on a pond", "a kite over the dunes"]) {
+    await call(ada.key, "/v1/videos", { prompt, seconds: "4", size: "1280x720" });
   }
   await new Promise((r) => setTimeout(r, 1500));
 
@@ -100,6 +104,7 @@ async function main() {
     ["tokens", "/me/tokens"],
     ["my-tasks", "/me/tasks"],
     ["my-images", "/me/images"],
+    ["my-videos", "/me/videos"],
     ["webhook", "/me/webhook"],
     ["playground", "/me/playground"],
   ]);
