@@ -1,4 +1,5 @@
-import { type Dispatcher, FormData, request } from "undici";
+import { randomBytes } from "node:crypto";
+import { type Dispatcher, request } from "undici";
 import type { Channel } from "../../core/channel.js";
 import type { TaskAttachment } from "../../core/tasks/ports.js";
 import { UpstreamError } from "../../core/upstream-error.js";
@@ -48,6 +49,32 @@ async function sendJson(channel: Channel, method: "GET" | "POST", url: string, j
   return asVideo(await readJson(res, url, { secret: channel.key }), url);
 }
 
+/** A header value of a form part: no quote or line break can end it early. */
+const partValue = (text: string) => text.replace(/["\r\n]/g, "_");
+
+/**
+ * The multipart/form-data body of the fields and one file, built whole: the reference image is
+ * small and already in memory, and a body of known length needs no streaming encoder.
+ */
+export function multipartBody(fields: Record<string, string>, file: TaskAttachment): { type: string; body: Buffer } {
+  const boundary = `----media-gateway-${randomBytes(12).toString("hex")}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(
+      Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${partValue(name)}"\r\n\r\n${value}\r\n`),
+    );
+  }
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\ncontent-disposition: form-data; name="${partValue(file.field)}"; filename="${partValue(file.fileName)}"\r\n` +
+        `content-type: ${partValue(file.mimeType)}\r\n\r\n`,
+    ),
+    file.bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  );
+  return { type: `multipart/form-data; boundary=${boundary}`, body: Buffer.concat(parts) };
+}
+
 /** `POST /v1/videos` as a multipart form: the fields and the reference image as a file. */
 async function sendForm(
   channel: Channel,
@@ -56,16 +83,14 @@ async function sendForm(
   file: TaskAttachment,
   signal: AbortSignal,
 ): Promise<UpstreamVideo> {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  form.append(file.field, new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.fileName);
+  const form = multipartBody(fields, file);
   const { timeoutMs, firstByteTimeoutMs } = limits(channel);
   let res: Dispatcher.ResponseData;
   try {
     res = await request(url, {
       method: "POST",
-      headers: { authorization: `Bearer ${channel.key}`, accept: "application/json" },
-      body: form,
+      headers: { authorization: `Bearer ${channel.key}`, accept: "application/json", "content-type": form.type },
+      body: form.body,
       signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
       headersTimeout: firstByteTimeoutMs ?? 60_000,
     });
