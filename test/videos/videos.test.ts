@@ -145,11 +145,13 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       }
       const sent = env.sim.received
         .filter((r) => r.method === "POST" && r.path === "/v1/videos")
-        .map((r) => r.body as { prompt?: string; encoding?: string; reference?: unknown });
+        .map((r) => r.body as { prompt?: string; encoding?: string; reference?: Record<string, unknown> });
       for (const prompt of ["from a file", "from a url"]) {
         const body = sent.find((b) => b.prompt === prompt);
         expect(body?.encoding).toBe("multipart");
-        expect(body?.reference).toBeTruthy();
+        // The image arrived whole, as a file part of its type.
+        expect(body?.reference).toMatchObject({ kind: "file", contentType: "image/png" });
+        expect(Buffer.from(body?.reference?.bytes as Buffer).equals(TINY_PNG)).toBe(true);
       }
     });
 
