@@ -1,6 +1,7 @@
 import dns from "node:dns";
 import net from "node:net";
 import { Agent, type Dispatcher, request } from "undici";
+import { deadlineSignal } from "../core/deadline-signal.js";
 import { type AddressPolicy, addressAllowed } from "./address-policy.js";
 
 /** Why a guarded fetch failed; callers turn it into their own error. */
@@ -162,7 +163,7 @@ export class GuardedFetcher {
 
   /** Follows redirects to the answer that is not one; its body is still unread. */
   private async open(raw: string, req: Omit<GuardedRequest, "onBytes">) {
-    const deadline = AbortSignal.timeout(req.timeoutMs);
+    const deadline = deadlineSignal(req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     const maxRedirects = req.maxRedirects ?? 5;
     let method = req.method ?? "GET";

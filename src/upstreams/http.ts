@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { Agent, type Dispatcher, errors, request } from "undici";
+import { deadlineSignal } from "../core/deadline-signal.js";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
 import { withoutSecret } from "./secret-scrub.js";
 
@@ -82,7 +83,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
   // Serialised before the call: a body the gateway cannot serialise is its own failure (a plain
   // error, never an UpstreamError), so it neither fails over nor counts against the channel.
   const body = call.jsonText ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
-  const signals = [call.signal, call.timeoutMs ? AbortSignal.timeout(call.timeoutMs) : undefined].filter(
+  const signals = [call.signal, call.timeoutMs ? deadlineSignal(call.timeoutMs) : undefined].filter(
     (s): s is AbortSignal => s !== undefined,
   );
   try {

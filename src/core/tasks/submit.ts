@@ -1,5 +1,6 @@
 import type { Channel } from "../channel.js";
 import { orderChannels } from "../channel-selection.js";
+import { deadlineSignal } from "../deadline-signal.js";
 import { GatewayError } from "../errors.js";
 import { withFailover } from "../failover.js";
 import { quotaForCall } from "../pricing.js";
@@ -171,7 +172,7 @@ function failReason(err: unknown): string {
 export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promise<void> {
   const { row, kind, body, originModel, source, attachment, continues } = task;
   // The whole send must end well before the sweeper may take the task as "never sent".
-  const signal = AbortSignal.timeout(Math.max(100, Math.floor(deps.settings.unsentGraceMs * 0.8)));
+  const signal = deadlineSignal(Math.max(100, Math.floor(deps.settings.unsentGraceMs * 0.8)));
   const callbackUrl = row.callback_secret ? deps.upstreamCallbackUrl(row.platform, row.callback_secret) : null;
   try {
     const { result: upstreamId, channel } = await withFailover(

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Dispatcher, request } from "undici";
 import type { Channel } from "../../core/channel.js";
+import { deadlineSignal } from "../../core/deadline-signal.js";
 import type { TaskAttachment } from "../../core/tasks/ports.js";
 import { UpstreamError } from "../../core/upstream-error.js";
 import { callUpstream, networkError, readJson, safeUrl } from "../http.js";
@@ -91,7 +92,7 @@ async function sendForm(
       method: "POST",
       headers: { authorization: `Bearer ${channel.key}`, accept: "application/json", "content-type": form.type },
       body: form.body,
-      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      signal: AbortSignal.any([signal, deadlineSignal(timeoutMs)]),
       headersTimeout: firstByteTimeoutMs ?? 60_000,
     });
   } catch (err) {
