@@ -20,6 +20,7 @@ import { installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { videoContentRoute } from "./content.js";
+import { videoListPage } from "./list-page.js";
 import { acceptMultipart } from "./multipart.js";
 import { ownedVideo } from "./owned-video.js";
 import type { VideoSurfaceDeps } from "./ports.js";
@@ -161,28 +162,13 @@ export async function videoRoutes(app: FastifyInstance, opts: { deps: VideoSurfa
   app.get(
     "",
     { schema: { summary: "List your videos", querystring: VideoListQuery, response: { 200: VideoListSchema } } },
-    async (request) => {
-      const q = request.query as { after?: string; limit?: string; order?: "asc" | "desc" };
-      const limit = q.limit === undefined ? 20 : Number(q.limit);
-      if (limit < 1 || limit > 100) {
-        throw new GatewayError("GW_ERR_VALIDATION", "limit must be from 1 to 100", { param: "limit" });
-      }
-      const page = await deps.videos.list(principalOf(request).userId, {
-        after: q.after,
-        limit,
-        order: q.order ?? "desc",
-      });
-      if (!page)
-        throw new GatewayError("GW_ERR_VALIDATION", `after ${q.after} is not one of your videos`, { param: "after" });
-      const data = page.rows.map((r) => renderVideo(r, deps.retentionSeconds));
-      return {
-        object: "list",
-        data,
-        first_id: data[0]?.id ?? null,
-        last_id: data[data.length - 1]?.id ?? null,
-        has_more: page.hasMore,
-      };
-    },
+    async (request) =>
+      videoListPage(
+        deps.videos,
+        principalOf(request).userId,
+        request.query as { after?: string; limit?: string; order?: "asc" | "desc" },
+        deps.retentionSeconds,
+      ),
   );
 
   app.delete(

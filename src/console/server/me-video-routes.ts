@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { sendVideoContent, VIDEO_CONTENT_ANSWERS } from "../../api/videos/content.js";
+import { videoListPage } from "../../api/videos/list-page.js";
 import { VideoContentQuery, VideoIdParams, VideoListQuery, VideoListSchema } from "../../api/videos/schemas.js";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import { GatewayError } from "../../core/errors.js";
-import { renderVideo } from "../../core/videos/video-object.js";
 import type { Store } from "../../store/database.js";
 import { VideoRows } from "../../store/videos.js";
 import { type ConsoleRouteDeps, requireUser } from "./route-deps.js";
@@ -38,23 +38,7 @@ export async function consoleMeVideoRoutes(base: FastifyInstance, opts: { deps: 
     },
     async (request) => {
       const session = await requireUser(deps, request);
-      const q = request.query;
-      const limit = q.limit === undefined ? 20 : Number(q.limit);
-      if (limit < 1 || limit > 100) {
-        throw new GatewayError("GW_ERR_VALIDATION", "querystring.limit must be from 1 to 100", { param: "limit" });
-      }
-      const page = await videos.list(session.subjectId, { after: q.after, limit, order: q.order ?? "desc" });
-      if (!page) {
-        throw new GatewayError("GW_ERR_VALIDATION", `after ${q.after} is not one of your videos`, { param: "after" });
-      }
-      const data = page.rows.map((r) => renderVideo(r, retentionSeconds));
-      return {
-        object: "list" as const,
-        data,
-        first_id: data[0]?.id ?? null,
-        last_id: data[data.length - 1]?.id ?? null,
-        has_more: page.hasMore,
-      };
+      return videoListPage(videos, session.subjectId, request.query, retentionSeconds);
     },
   );
 
