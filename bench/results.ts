@@ -33,8 +33,14 @@ export interface ProcessMemory {
   name: string;
   /** RSS after start-up and set-up, before any load. */
   idleMiB: number | null;
-  /** Highest RSS sampled while the process was under load. */
+  /** Highest RSS sampled while the process was under the relay loads (the loads every relay serves). */
   loadedMiB: number | null;
+  /**
+   * Highest RSS sampled under the image load, which only the gateways serve (each answer holds a
+   * whole image); kept apart so that the relays are compared under the same loads. Absent in runs
+   * saved before it was measured apart.
+   */
+  imagesMiB?: number | null;
   /** VmHWM at the end: the peak since the process started. */
   peakMiB: number | null;
 }

@@ -92,6 +92,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   const runDir = mkdtempSync(path.join(os.tmpdir(), "mg-relay-bench-"));
   const children = new ChildProcesses();
   const memory = new MemorySampler();
+  const imageMemory = new MemorySampler();
   const cleanups: (() => Promise<void>)[] = [];
   const notes: string[] = [];
   const skip = options.skip;
@@ -338,7 +339,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       const profiled = options.profile ? gateways.find((g) => g.id === "gateway-sqlite")?.child : undefined;
       if (profiled) await profilerCommand(profiled.process, "profile-start");
       await measureImages(
-        { upstream, gateways, settings, memory, watched, describe: describeLoad, log },
+        { upstream, gateways, settings, memory: imageMemory, watched, describe: describeLoad, log },
         results.images,
       );
       if (profiled) await profilerCommand(profiled.process, "profile-stop", profileFile("images"));
@@ -349,13 +350,14 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         name: c.name,
         idleMiB: idle.get(c.name) ?? null,
         loadedMiB: memory.highestOf(c.name),
+        imagesMiB: imageMemory.highestOf(c.name),
         peakMiB: memoryOf(c.pid)?.peakRssMiB ?? null,
       }),
     );
-    log("memory (RSS MiB: idle / under load / peak):");
+    log("memory (RSS MiB: idle / under the relay loads / under the image load / peak):");
     for (const m of results.memory)
       log(
-        `  ${m.name.padEnd(22)} ${fixed(m.idleMiB ?? undefined)} / ${fixed(m.loadedMiB ?? undefined)} / ${fixed(m.peakMiB ?? undefined)}`,
+        `  ${m.name.padEnd(22)} ${fixed(m.idleMiB ?? undefined)} / ${fixed(m.loadedMiB ?? undefined)} / ${m.imagesMiB == null ? "-" : fixed(m.imagesMiB)} / ${fixed(m.peakMiB ?? undefined)}`,
       );
 
     // The servers are stopped before the task figures so that those get the whole machine.
