@@ -6,7 +6,10 @@
  *
  * Routes, chosen from the URL alone (the request body is read to its end and dropped):
  *   POST .../models/{model}:generateContent        a fixed Gemini answer (an image for a model
- *                                                  whose name has "image" in it)
+ *                                                  whose name has "image" in it: a 1024x1024 PNG
+ *                                                  of 1.1 MB, as big as a real 1K image, inline as
+ *                                                  1.5 MB of base64; BENCH_IMAGE=solid sends a
+ *                                                  one-colour PNG of a few hundred bytes instead)
  *   POST .../models/{model}:streamGenerateContent  a fixed SSE stream of three Gemini chunks; for
  *                                                  a model whose name has "paced" in it, two chunks
  *                                                  200 ms apart (for the time to first event)
@@ -20,6 +23,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
+import zlib from "node:zlib";
 import { solidPng } from "../src/simulator/gemini-image.js";
 import { announceReady, stopOnSignal } from "./child-process-ipc.js";
 
@@ -50,13 +54,59 @@ const GEMINI_ANSWER = Buffer.from(JSON.stringify(geminiChunk(TEXTS.join(""), tru
 const GEMINI_STREAM = Buffer.from(sse(TEXTS.map((text, i) => geminiChunk(text, i === TEXTS.length - 1, 8 * (i + 1)))));
 const PACED_FIRST = Buffer.from(sse([geminiChunk(TEXTS[0] as string, false, 8)]));
 const PACED_LAST = Buffer.from(sse([geminiChunk(TEXTS[1] as string, true, 16)]));
+function pngChunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, "ascii");
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(zlib.crc32(data, zlib.crc32(head.subarray(4))) >>> 0, 0);
+  return Buffer.concat([head, data, crc]);
+}
+
+/**
+ * A valid 1024x1024 RGB PNG about as big as a generated 1K image (1.1 MB): gradients with one bit
+ * of noise in two channels, which deflate cannot squeeze further. The same bytes at every start.
+ * A solid colour would deflate to a few hundred bytes and hide what decoding, copying and writing
+ * a real image cost.
+ */
+export function realisticPng(width = 1024, height = 1024): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // colour type: RGB
+  const rowBytes = 1 + width * 3;
+  const raw = Buffer.alloc(rowBytes * height);
+  let state = 0x2545f491;
+  for (let y = 0; y < height; y++) {
+    const row = y * rowBytes; // filter byte 0: none
+    for (let x = 0; x < width; x++) {
+      // xorshift32: fixed noise
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      const at = row + 1 + x * 3;
+      raw[at] = ((x >> 2) + (state & 1)) & 0xff;
+      raw[at + 1] = ((y >> 2) + ((state >>> 8) & 1)) & 0xff;
+      raw[at + 2] = (160 + (x >> 5)) & 0xff;
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", zlib.deflateSync(raw, { level: 6 })),
+    pngChunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
+const IMAGE_PNG = process.env.BENCH_IMAGE === "solid" ? solidPng(1024, 1024) : realisticPng();
 const IMAGE_ANSWER = Buffer.from(
   JSON.stringify({
     candidates: [
       {
         content: {
           role: "model",
-          parts: [{ inlineData: { mimeType: "image/png", data: solidPng(1024, 1024).toString("base64") } }],
+          parts: [{ inlineData: { mimeType: "image/png", data: IMAGE_PNG.toString("base64") } }],
         },
         finishReason: "STOP",
         index: 0,

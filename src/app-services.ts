@@ -161,7 +161,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     imageFiles: openBlobStore(config, "images"),
     videoFiles: openBlobStore(config, "videos"),
     announce,
-    userImages: new UserImages(store.db),
+    userImages: new UserImages(store.db, store),
     console: buildConsoleServices({ config, store, users: parts.users, redis: parts.redis }),
     stopping: parts.stopping,
     addService: parts.addService,

@@ -5,7 +5,7 @@ import {
   writeFileSync,
   writeFile as writeNewFile,
 } from "node:fs";
-import { mkdir, rename, rm, stat, statfs } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, stat, statfs } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -61,21 +61,25 @@ function isMissing(err: unknown): boolean {
  * whole, so no reader can ask for it sooner.
  *
  * A stored image is on the hot path of every image request, so `put` makes as few file calls as
- * it can: the folders made are remembered (at most 62 x 62 of them) instead of made again for
- * every write, the file is opened, written and closed without a rename, and a small file on a
- * local disk without the thread pool (see WRITE_AT_ONCE_BYTES).
+ * it can: the folders are known (at most 62 x 62 of them: those under the root when the store
+ * first writes, from one listing, then those it makes) instead of made again for every write, the
+ * file is opened, written and closed without a rename, and a small file on a local disk without
+ * the thread pool (see WRITE_AT_ONCE_BYTES).
  */
 export class LocalBlobStore implements BlobStore {
-  /** Folders known to exist: made by this store. */
+  /** Folders known to exist: found under the root at the first write, or made by this store. */
   private readonly folders = new Set<string>();
-  /** Whether the folder is on a local disk (see LOCAL_FILE_SYSTEMS); known once a folder is made. */
+  /** Whether the folder is on a local disk (see LOCAL_FILE_SYSTEMS); known once the root is seen. */
   private local = false;
+  private fileSystemKnown = false;
+  /** The listing of the root's folders, read once at the first write. */
+  private listed: Promise<void> | null = null;
 
   constructor(private readonly root: string) {}
 
   async put(bytes: Buffer, mimeType: string): Promise<string> {
     const target = this.newTarget(mimeType);
-    if (!this.folders.has(target.dir)) await this.makeFolder(target.dir);
+    if (!this.folders.has(target.dir)) await this.ensureFolder(target.dir);
     try {
       await writeNew(target.file, bytes, this.local);
     } catch (err) {
@@ -157,7 +161,7 @@ export class LocalBlobStore implements BlobStore {
 
   /** Opens a stream's temporary file, its folder made first when not known to exist (or gone since). */
   private async openTemp(target: { dir: string; temp: string }): Promise<number> {
-    if (!this.folders.has(target.dir)) await this.makeFolder(target.dir);
+    if (!this.folders.has(target.dir)) await this.ensureFolder(target.dir);
     try {
       return await openNew(target.temp);
     } catch (err) {
@@ -167,12 +171,35 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
+  /**
+   * A folder not known yet: the root's folders are listed first (once: a store written before
+   * this start has most of them), and the folder is made only when not among them.
+   */
+  private async ensureFolder(dir: string): Promise<void> {
+    this.listed ??= this.listFolders();
+    await this.listed;
+    if (!this.folders.has(dir)) await this.makeFolder(dir);
+  }
+
+  private async listFolders(): Promise<void> {
+    const entries = await readdir(this.root, { withFileTypes: true }).catch(() => null);
+    if (!entries) return; // no root yet: the first folder made makes it
+    await this.learnFileSystem(this.root);
+    for (const entry of entries) {
+      if (entry.isDirectory() && entry.name.length === 2) this.folders.add(path.join(this.root, entry.name));
+    }
+  }
+
+  private async learnFileSystem(dir: string): Promise<void> {
+    if (this.fileSystemKnown) return;
+    const found = await statfs(dir).catch(() => null);
+    this.local = found !== null && LOCAL_FILE_SYSTEMS.has(found.type);
+    this.fileSystemKnown = true;
+  }
+
   private async makeFolder(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
-    if (this.folders.size === 0) {
-      const found = await statfs(dir).catch(() => null);
-      this.local = found !== null && LOCAL_FILE_SYSTEMS.has(found.type);
-    }
+    await this.learnFileSystem(dir);
     this.folders.add(dir);
   }
 

@@ -1,5 +1,11 @@
+import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type MinimalUpstream, PACED_DELAY_MS, startMinimalUpstream } from "../../bench/minimal-upstream.js";
+import {
+  type MinimalUpstream,
+  PACED_DELAY_MS,
+  realisticPng,
+  startMinimalUpstream,
+} from "../../bench/minimal-upstream.js";
 
 let upstream: MinimalUpstream;
 beforeAll(async () => {
@@ -34,11 +40,26 @@ describe("the minimal upstream of the benchmark", () => {
     expect(chunks[2].candidates[0].finishReason).toBe("STOP");
   });
 
-  it("answers an image model with a PNG", async () => {
+  it("answers an image model with a 1024x1024 PNG as big as a real 1K image", async () => {
     const res = await post("/v1beta/models/image-model:generateContent", content);
     const answer = (await res.json()) as any;
     const png = Buffer.from(answer.candidates[0].content.parts[0].inlineData.data, "base64");
     expect(png.subarray(1, 4).toString()).toBe("PNG");
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1024, 1024]);
+    expect(png.length).toBeGreaterThan(1_000_000);
+  });
+
+  it("makes a valid PNG: every chunk's CRC holds and its pixels inflate to 1024 rows of 1024 RGB pixels", () => {
+    const png = realisticPng();
+    const idat: Buffer[] = [];
+    for (let at = 8; at < png.length; ) {
+      const length = png.readUInt32BE(at);
+      const typed = png.subarray(at + 4, at + 8 + length);
+      expect(zlib.crc32(typed) >>> 0).toBe(png.readUInt32BE(at + 8 + length));
+      if (typed.toString("latin1", 0, 4) === "IDAT") idat.push(typed.subarray(4));
+      at += 12 + length;
+    }
+    expect(zlib.inflateSync(Buffer.concat(idat)).length).toBe(1024 * (1 + 1024 * 3));
   });
 
   it("paces the stream of a paced model: the second chunk comes 200 ms after the first", async () => {

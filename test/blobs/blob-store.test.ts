@@ -199,3 +199,30 @@ describe("the blob store in a local folder, once its folders are removed", () =>
     }
   });
 });
+
+describe("the blob store in a local folder written before it started", () => {
+  it("writes into the folders an earlier store left, and into new ones, and reads back both stores' files", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "mg-blobs-again-"));
+    try {
+      const config = loadConfig({}, { dataDir: root, blobs: { url: `file://${root}/stored` } });
+      const earlier = openBlobStore(config, "images");
+      const keys: string[] = [];
+      for (let i = 0; i < 200; i++) keys.push(await earlier.put(bytes, "image/png"));
+      const later = openBlobStore(config, "images");
+      const puts = Array.from({ length: 200 }, (_, i) =>
+        i % 2 === 0
+          ? later.put(i % 4 === 0 ? bytes : Buffer.alloc(2 * MIB, 7), "image/png")
+          : later.putStream(Readable.from([bytes]), "image/png", { maxBytes: 5000 }),
+      );
+      keys.push(...(await Promise.all(puts)));
+      for (const key of keys) expect((await later.stat(key))?.mimeType, key).toBe("image/png");
+      for (const key of keys.slice(0, 200)) expect(await read((await later.open(key))!.stream)).toEqual(bytes);
+      const files = readdirSync(path.join(root, "stored", "images"), { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name);
+      expect(files.sort()).toEqual([...keys].sort());
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});

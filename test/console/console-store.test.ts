@@ -105,13 +105,19 @@ describe.each(kinds)("the console's tables on %s", (kind) => {
     expect(await sessions.get("live")).toBeUndefined();
   });
 
-  it("lists a user's images newest first, paged", async () => {
-    const user = await users.create({ name: "painter" });
-    const images = new UserImages(store.db);
-    await images.add(Number(user.id), "m", ["u1", "u2", "u3"], 10);
-    const first = await images.list(Number(user.id), { limit: 2 });
-    expect(first.map((i) => i.url)).toEqual(["u3", "u2"]);
-    const next = await images.list(Number(user.id), { limit: 2, before: Number(first[1]?.id) });
-    expect(next.map((i) => i.url)).toEqual(["u1"]);
-  });
+  for (const through of ["the query builder", "the store (on SQLite: its group commit)"]) {
+    it(`lists a user's images newest first, paged, added through ${through}`, async () => {
+      const user = await users.create({ name: "painter" });
+      const images = through === "the query builder" ? new UserImages(store.db) : new UserImages(store.db, store);
+      await images.add(Number(user.id), "m", ["u1", "u2", "u3"], 10);
+      await Promise.all([images.add(Number(user.id), "n", ["u4"], 11), images.add(Number(user.id), "n", [], 11)]);
+      const first = await images.list(Number(user.id), { limit: 2 });
+      expect(first.map((i) => [i.url, i.model, i.created_at])).toEqual([
+        ["u4", "n", 11],
+        ["u3", "m", 10],
+      ]);
+      const next = await images.list(Number(user.id), { limit: 3, before: Number(first[1]?.id) });
+      expect(next.map((i) => i.url)).toEqual(["u2", "u1"]);
+    });
+  }
 });

@@ -1,8 +1,9 @@
 import type { GeneratedImage, UpstreamImageCall } from "../../core/images/generate-images.js";
 import { sniffImageType } from "../../core/images/image-type.js";
 import { ImageNotReturnedError } from "../../core/images/no-image-error.js";
-import { callUpstream, readJson } from "../http.js";
+import { callUpstream } from "../http.js";
 import { geminiError } from "./errors.js";
+import { decodeBase64InPlace, RawJsonString, readAnswerWithRawStrings } from "./image-answer.js";
 
 /** What the image adapters need of a channel. */
 export interface ImageEndpoint {
@@ -48,10 +49,18 @@ export function geminiImageBody(call: UpstreamImageCall) {
   };
 }
 
+/** The bytes of an inline part's base64 `data`; a raw string is decoded over its own text. */
+function inlineBytes(data: unknown): Buffer | null {
+  if (typeof data === "string") return Buffer.from(data, "base64");
+  return data instanceof RawJsonString ? decodeBase64InPlace(data.bytes) : null;
+}
+
 /**
  * The image of a generateContent answer: the last non-thought inline image part of the first
  * candidate (models that think may send draft images flagged `thought` first). No image part is
  * an ImageNotReturnedError, `blocked` when the prompt or the candidate was stopped for safety.
+ * An inline `data` may be a string or a raw string of the answer's bytes (`readAnswerWithRawStrings`),
+ * which is decoded in place: the answer is read once.
  */
 export function imageFromAnswer(answer: any): GeneratedImage {
   const blockReason = answer?.promptFeedback?.blockReason;
@@ -64,8 +73,9 @@ export function imageFromAnswer(answer: any): GeneratedImage {
   let found: GeneratedImage | null = null;
   for (const part of parts) {
     const inline = part?.inlineData ?? part?.inline_data;
-    if (part?.thought === true || typeof inline?.data !== "string") continue;
-    const bytes = Buffer.from(inline.data, "base64");
+    if (part?.thought === true) continue;
+    const bytes = inlineBytes(inline?.data);
+    if (!bytes) continue;
     const mimeType = sniffImageType(bytes);
     if (mimeType) found = { mimeType, bytes };
   }
@@ -92,8 +102,8 @@ async function generateOne(endpoint: ImageEndpoint, call: UpstreamImageCall): Pr
     const text = await res.body.text().catch(() => "");
     throw geminiError(res.statusCode, text, endpoint.key);
   }
-  const answer = await readJson(res, url, { secret: endpoint.key });
-  return imageFromAnswer(answer);
+  // The image's base64 is left in the answer's bytes and decoded there: no text, parse or copy of it.
+  return imageFromAnswer(await readAnswerWithRawStrings(res, url));
 }
 
 /**
