@@ -5,6 +5,7 @@ import {
   closed,
   NOT_APPLIED,
   openCharge,
+  refusedHold,
   topUpRow,
 } from "../core/ledger/charge-rules.js";
 import type { Store } from "./database.js";
@@ -90,9 +91,9 @@ export class Ledger {
     return this.fastPath?.ledger ?? null;
   }
 
-  /** Runs a stand-alone SQLite operation in the store's next group commit. */
+  /** Runs a stand-alone SQLite operation in the store's next group commit (a plain one: see GroupCommit). */
   private committed<T>(operation: () => T): Promise<T> {
-    return (this.fastPath as { commits: GroupCommit }).commits.run(operation);
+    return (this.fastPath as { commits: GroupCommit }).commits.runPlain(operation);
   }
 
   /** Movements written inside a transaction opened by `transaction`, told once it commits. */
@@ -146,8 +147,10 @@ export class Ledger {
   async charge(input: ChargeInput): Promise<void> {
     const open = this.opening(input);
     const fast = this.sqlite;
-    if (fast) await this.committed(() => fast.charge(open));
-    else if (this.pgCommits)
+    if (fast) {
+      const refusedBy = await this.committed(() => fast.charge(open));
+      if (refusedBy) throw refusedHold(refusedBy);
+    } else if (this.pgCommits)
       await this.pgCommits.run({ kind: "hold", reference: open.reference, opening: openCharge(open), meta: open });
     else return this.transaction((trx) => this.chargeIn(trx, input));
     if (open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });

@@ -52,6 +52,28 @@ describe("group commit on SQLite: the mechanism", () => {
     expect(names()).toEqual(["a", "c"]);
   });
 
+  it("undoes alone a plain operation (no savepoint of its own) that throws after writing, and commits the others once", async () => {
+    open("plain.sqlite");
+    const plain = (name: string, amount: number) => () => {
+      db.prepare("insert into items (name, amount) values (?, ?)").run(name, amount);
+      if (amount < 0) throw new Error(`negative amount for ${name}`);
+      return name;
+    };
+    const outcomes = await Promise.allSettled([
+      commits.runPlain(plain("a", 1)),
+      commits.run(insert("b", 2)),
+      commits.runPlain(plain("c", -1)),
+      commits.runPlain(plain("d", 4)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[3] as PromiseFulfilledResult<string>).value).toBe("d");
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toContain("negative amount for c");
+    // One batch: the row "c" wrote is gone, the others are there once (the primary key would refuse a second "a").
+    expect(batches).toBe(1);
+    expect(names()).toEqual(["a", "b", "d"]);
+    expect(db.prepare("select sum(amount) as total from items").get()).toEqual({ total: 7 });
+  });
+
   it("answers a caller only once its operation is committed: another connection already sees it", async () => {
     open("committed.sqlite");
     await commits.run(insert("seen", 1));

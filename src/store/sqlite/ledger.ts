@@ -29,10 +29,12 @@ export interface OpenChargeInput {
 }
 
 /**
- * The ledger's stand-alone operations (a charge, a settlement, a refund, each in its own
- * transaction) as synchronous SQLite transactions over prepared statements. The rules are those
- * of `core/ledger/charge-rules.ts`, as on the query-builder path in ledger.ts; the caller must hold
- * the store's only connection while one runs (see `Ledger`), so nothing interleaves with it.
+ * The ledger's stand-alone operations (a charge, a settlement, a refund) as synchronous functions
+ * over prepared statements, run as plain operations of the store's group commit (no savepoint of
+ * their own: when one throws, the group commit runs its batch again with one; see GroupCommit).
+ * The rules are those of `core/ledger/charge-rules.ts`, as on the query-builder path in
+ * ledger.ts; the caller must hold the store's only connection while one runs (see `Ledger`), so
+ * nothing interleaves with it.
  */
 export class SqliteLedger {
   private readonly chargeUser: SqliteStatement;
@@ -47,7 +49,12 @@ export class SqliteLedger {
   private readonly moveUser: SqliteStatement;
   private readonly moveToken: SqliteStatement;
   private readonly noteSeen: SqliteStatement;
-  readonly charge: (input: OpenChargeInput) => void;
+  /**
+   * Opens a charge. Returns "user" when the user's balance refuses the hold, before anything is
+   * written (the common refusal, kept off the group commit's second run); a hold the token's
+   * limit refuses throws, since the user's side was taken by then.
+   */
+  readonly charge: (input: OpenChargeInput) => "user" | null;
   readonly refund: (reference: string, note: string) => ClosingOutcome;
   readonly settle: (reference: string, actual: number, note: string) => ClosingOutcome;
 
@@ -79,13 +86,13 @@ export class SqliteLedger {
     this.moveToken = db.prepare("update tokens set used_quota = used_quota - ?, updated_at = ? where id = ?");
     this.noteSeen = db.prepare("update charges set seen = ?, close_by = ? where reference = ? and state = 'open'");
 
-    this.charge = db.transaction((input: OpenChargeInput) => {
+    this.charge = (input: OpenChargeInput) => {
       const now = unixNow();
       const opening = openCharge(input);
       const { take, row } = opening;
       if (take) {
         if (this.chargeUser.run(take.amount, take.amount, now, take.userId, take.amount).changes !== 1) {
-          throw refusedHold("user");
+          return "user";
         }
         if (take.tokenId !== null && this.chargeToken.run(take.amount, now, take.tokenId, take.amount).changes !== 1) {
           throw refusedHold("token");
@@ -93,15 +100,16 @@ export class SqliteLedger {
       }
       this.insertCharge.run(row.userId, row.tokenId, row.amount, row.reference, input.note, now);
       this.insertOpen.run(row.reference, row.userId, row.tokenId, opening.held, input.closeBy, input.instance, now);
-    });
-    this.refund = db.transaction((reference: string, note: string) => {
+      return null;
+    };
+    this.refund = (reference: string, note: string) => {
       const charge = this.close(reference, "refunded", null, note);
       if (!charge) return NOT_APPLIED;
       const row = refundRow(charge);
       this.write(row, reference, note);
       return closed(row);
-    });
-    this.settle = db.transaction((reference: string, actual: number, note: string) => {
+    };
+    this.settle = (reference: string, actual: number, note: string) => {
       const charge = this.close(reference, "settled", actual, note);
       if (!charge) return NOT_APPLIED;
       const plan = settlementPlan(charge, actual);
@@ -115,7 +123,7 @@ export class SqliteLedger {
       this.insertClosing.run(row.userId, row.tokenId, row.kind, row.amount, reference, note, unixNow());
       if (uncollected > 0) this.markUncollected.run(uncollected, settledAmount(actual, uncollected), reference);
       return closed(row, uncollected);
-    });
+    };
   }
 
   /** Records the usage a running call has produced so far, and keeps its charge open until `closeBy`. */
