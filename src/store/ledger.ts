@@ -81,7 +81,9 @@ export class Ledger {
   /** The ledger of a store: on SQLite with its synchronous fast path, on PostgreSQL with its group commit. */
   static forStore(store: Store, observer?: LedgerObserver, origin?: ChargeOrigin): Ledger {
     const fastPath =
-      store.sqlite && store.commits ? { ledger: new SqliteLedger(store.sqlite), commits: store.commits } : undefined;
+      store.sqlite && store.commits
+        ? { ledger: new SqliteLedger(store.sqlite, store.commits), commits: store.commits }
+        : undefined;
     const pgCommits = store.dialect === "postgres" ? new PgLedgerCommits(store.db) : undefined;
     return new Ledger(store.db, store.dialect === "postgres", observer, fastPath, origin, pgCommits);
   }

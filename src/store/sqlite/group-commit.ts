@@ -9,6 +9,16 @@ interface Pending {
   outcome: { ok: true; value: unknown } | { ok: false; error: unknown } | null;
 }
 
+/** Told of every run of a batch, inside its transaction (see BatchBalances). */
+export interface BatchHooks {
+  /** A run starts: `bare` for the first run, false for the guarded one. */
+  begin(bare: boolean): void;
+  /** The run's operations are done; what it writes here is committed with them. */
+  end(): void;
+  /** The run was rolled back. */
+  reset(): void;
+}
+
 /** Most operations one transaction takes; a longer queue is committed in several. */
 const MAX_BATCH = 256;
 
@@ -38,6 +48,7 @@ export class GroupCommit {
   private readonly runBatch: (ops: Pending[]) => void;
   private readonly runGuarded: (ops: Pending[]) => void;
   private readonly savepoint: (fn: () => unknown) => unknown;
+  private readonly hooks: BatchHooks[] = [];
 
   /**
    * @param hold runs `fn` while holding the store's only connection, so that no transaction of
@@ -49,6 +60,7 @@ export class GroupCommit {
   ) {
     this.savepoint = db.transaction((fn: () => unknown) => fn());
     this.runBatch = db.transaction((ops: Pending[]) => {
+      for (const hooks of this.hooks) hooks.begin(true);
       for (const op of ops) {
         try {
           op.outcome = { ok: true, value: op.run() };
@@ -61,8 +73,10 @@ export class GroupCommit {
           op.outcome = { ok: false, error };
         }
       }
+      for (const hooks of this.hooks) hooks.end();
     });
     this.runGuarded = db.transaction((ops: Pending[]) => {
+      for (const hooks of this.hooks) hooks.begin(false);
       for (const op of ops) {
         try {
           op.outcome = { ok: true, value: op.plain ? this.savepoint(op.run) : op.run() };
@@ -71,7 +85,13 @@ export class GroupCommit {
           op.outcome = { ok: false, error };
         }
       }
+      for (const hooks of this.hooks) hooks.end();
     });
+  }
+
+  /** Adds hooks told of every run of a batch. */
+  addBatchHooks(hooks: BatchHooks): void {
+    this.hooks.push(hooks);
   }
 
   /**
@@ -104,11 +124,17 @@ export class GroupCommit {
 
   private runOnce(ops: Pending[]): void {
     try {
-      this.runBatch(ops);
+      try {
+        this.runBatch(ops);
+      } catch (err) {
+        if (err !== AGAIN_GUARDED) throw err;
+        for (const hooks of this.hooks) hooks.reset();
+        for (const op of ops) op.outcome = null;
+        this.runGuarded(ops);
+      }
     } catch (err) {
-      if (err !== AGAIN_GUARDED) throw err;
-      for (const op of ops) op.outcome = null;
-      this.runGuarded(ops);
+      for (const hooks of this.hooks) hooks.reset();
+      throw err;
     }
   }
 

@@ -14,7 +14,9 @@ import {
   settlementPlan,
   settleRow,
 } from "../../core/ledger/charge-rules.js";
+import { BatchBalances } from "./balances.js";
 import type { SqliteConnection, SqliteStatement } from "./connection.js";
+import type { GroupCommit } from "./group-commit.js";
 
 /** A charge as both ledger paths open it. */
 export interface OpenChargeInput {
@@ -51,14 +53,23 @@ export class SqliteLedger {
   private readonly noteSeen: SqliteStatement;
   /**
    * Opens a charge. Returns "user" when the user's balance refuses the hold, before anything is
-   * written (the common refusal, kept off the group commit's second run); a hold the token's
-   * limit refuses throws, since the user's side was taken by then.
+   * written (the common refusal, kept off the group commit's second run), and "token" when the
+   * token's limit refuses it and the user's side could be given back in memory (see
+   * BatchBalances); otherwise a hold the token's limit refuses throws, since the user's side was
+   * written by then.
    */
-  readonly charge: (input: OpenChargeInput) => "user" | null;
+  readonly charge: (input: OpenChargeInput) => "user" | "token" | null;
+  /** The balances of the group commit's batches, when the ledger runs in one. */
+  private readonly balances: BatchBalances | null;
   readonly refund: (reference: string, note: string) => ClosingOutcome;
   readonly settle: (reference: string, actual: number, note: string) => ClosingOutcome;
 
-  constructor(readonly db: SqliteConnection) {
+  /** @param commits the group commit the operations run in: its batches then move balances once per row (see BatchBalances). */
+  constructor(
+    readonly db: SqliteConnection,
+    commits?: GroupCommit,
+  ) {
+    this.balances = commits ? BatchBalances.of(db, commits) : null;
     this.chargeUser = db.prepare(
       "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota + credit_line >= ?",
     );
@@ -90,7 +101,16 @@ export class SqliteLedger {
       const now = unixNow();
       const opening = openCharge(input);
       const { take, row } = opening;
-      if (take) {
+      const balances = this.balances;
+      if (take && balances?.inBatch) {
+        const held = balances.holdsUser(take.userId);
+        if (!balances.takeUser(take.userId, take.amount, now)) return "user";
+        if (take.tokenId !== null && !balances.takeToken(take.tokenId, take.amount, now)) {
+          if (!held) throw refusedHold("token");
+          balances.untakeUser(take.userId, take.amount);
+          return "token";
+        }
+      } else if (take) {
         if (this.chargeUser.run(take.amount, take.amount, now, take.userId, take.amount).changes !== 1) {
           return "user";
         }
@@ -149,6 +169,12 @@ export class SqliteLedger {
     this.insertClosing.run(row.userId, row.tokenId, row.kind, row.amount, reference, note, unixNow());
     if (row.amount === 0) return;
     const now = unixNow();
+    const balances = this.balances;
+    if (balances?.inBatch) {
+      balances.moveUser(row.userId, row.amount, now);
+      if (row.tokenId !== null) balances.moveToken(row.tokenId, row.amount, now);
+      return;
+    }
     this.moveUser.run(row.amount, row.amount, now, row.userId);
     if (row.tokenId !== null) this.moveToken.run(row.amount, now, row.tokenId);
   }
@@ -159,6 +185,8 @@ export class SqliteLedger {
    * one writer, so the rows read here are the rows the moves below change.
    */
   private collect(charge: OpenCharge, excess: number): { collected: number; uncollected: number } {
+    // The statements below read and move the rows themselves.
+    if (this.balances?.inBatch) this.balances.flush();
     const now = unixNow();
     const userTaken = this.chargeUser.run(excess, excess, now, charge.userId, excess).changes === 1;
     const tokenTaken =
