@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loggerOptions, requestLoggerFactory } from "../../src/logger.js";
+import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 interface LogLine {
@@ -100,5 +100,35 @@ describe("request loggers", () => {
     log.warn("at it");
     expect(lines.map((l) => l.msg)).toEqual(["at it"]);
     expect(log.level).toBe("warn");
+  });
+});
+
+describe("the access line written directly", () => {
+  it("is the line pino writes for the same fields, key for key, in the same order", () => {
+    const lines: string[] = [];
+    const logger = pino(loggerOptions("info"), { write: (line: string) => void lines.push(line) });
+    const controller = new AccessLogController(logger as unknown as FastifyBaseLogger);
+    const reply = { statusCode: 201, elapsedTime: 3.25, log: logger };
+    const request = { id: 'id-"1"', method: "POST", url: "/v1beta/models/m:generateContent?key=sk-x1", ip: "::1" };
+    controller.requestCompleted(null, request as never, reply as never);
+    controller.requestCompleted(null, { ...request, ip: undefined } as never, reply as never);
+    // The fields as they are, with no serializer of the root's applied: what the general path wrote.
+    const plain = logger.child({}, { serializers: { req: (f: unknown) => f, res: (f: unknown) => f } });
+    plain.info(
+      {
+        reqId: 'id-"1"',
+        req: { method: "POST", url: "/v1beta/models/m:generateContent?key=[redacted]", remoteAddress: "::1" },
+        res: { statusCode: 201 },
+        responseTime: 3.25,
+      },
+      "request completed",
+    );
+    const withoutTime = (line: string | undefined) => (line ?? "").replace(/,"time":\d+/, "");
+    expect(lines).toHaveLength(3);
+    expect(withoutTime(lines[0])).toBe(withoutTime(lines[2]));
+    expect(JSON.parse(lines[1] ?? "").req).toEqual({
+      method: "POST",
+      url: "/v1beta/models/m:generateContent?key=[redacted]",
+    });
   });
 });
