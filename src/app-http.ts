@@ -5,7 +5,7 @@ import { sendError } from "./api/surfaces.js";
 import type { Config } from "./config.js";
 import { GatewayError } from "./core/errors.js";
 import { newRequestId } from "./core/ids.js";
-import { AccessLogController } from "./logger.js";
+import { AccessLogController, requestLoggerFactory } from "./logger.js";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -14,6 +14,7 @@ export function createHttpServer(config: Config, logger: FastifyBaseLogger) {
   return Fastify({
     loggerInstance: logger,
     logController: new AccessLogController(logger),
+    childLoggerFactory: requestLoggerFactory,
     bodyLimit: config.bodyLimitBytes,
     // A hop count trusts that many proxies nearest to the gateway.
     trustProxy:

@@ -5,6 +5,7 @@ import {
   closed,
   NOT_APPLIED,
   openCharge,
+  refusedHold,
   topUpRow,
 } from "../core/ledger/charge-rules.js";
 import type { Store } from "./database.js";
@@ -80,7 +81,9 @@ export class Ledger {
   /** The ledger of a store: on SQLite with its synchronous fast path, on PostgreSQL with its group commit. */
   static forStore(store: Store, observer?: LedgerObserver, origin?: ChargeOrigin): Ledger {
     const fastPath =
-      store.sqlite && store.commits ? { ledger: new SqliteLedger(store.sqlite), commits: store.commits } : undefined;
+      store.sqlite && store.commits
+        ? { ledger: new SqliteLedger(store.sqlite, store.commits), commits: store.commits }
+        : undefined;
     const pgCommits = store.dialect === "postgres" ? new PgLedgerCommits(store.db) : undefined;
     return new Ledger(store.db, store.dialect === "postgres", observer, fastPath, origin, pgCommits);
   }
@@ -90,9 +93,9 @@ export class Ledger {
     return this.fastPath?.ledger ?? null;
   }
 
-  /** Runs a stand-alone SQLite operation in the store's next group commit. */
+  /** Runs a stand-alone SQLite operation in the store's next group commit (a plain one: see GroupCommit). */
   private committed<T>(operation: () => T): Promise<T> {
-    return (this.fastPath as { commits: GroupCommit }).commits.run(operation);
+    return (this.fastPath as { commits: GroupCommit }).commits.runPlain(operation);
   }
 
   /** Movements written inside a transaction opened by `transaction`, told once it commits. */
@@ -146,8 +149,10 @@ export class Ledger {
   async charge(input: ChargeInput): Promise<void> {
     const open = this.opening(input);
     const fast = this.sqlite;
-    if (fast) await this.committed(() => fast.charge(open));
-    else if (this.pgCommits)
+    if (fast) {
+      const refusedBy = await this.committed(() => fast.charge(open));
+      if (refusedBy) throw refusedHold(refusedBy);
+    } else if (this.pgCommits)
       await this.pgCommits.run({ kind: "hold", reference: open.reference, opening: openCharge(open), meta: open });
     else return this.transaction((trx) => this.chargeIn(trx, input));
     if (open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });

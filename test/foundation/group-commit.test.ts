@@ -52,6 +52,28 @@ describe("group commit on SQLite: the mechanism", () => {
     expect(names()).toEqual(["a", "c"]);
   });
 
+  it("undoes alone a plain operation (no savepoint of its own) that throws after writing, and commits the others once", async () => {
+    open("plain.sqlite");
+    const plain = (name: string, amount: number) => () => {
+      db.prepare("insert into items (name, amount) values (?, ?)").run(name, amount);
+      if (amount < 0) throw new Error(`negative amount for ${name}`);
+      return name;
+    };
+    const outcomes = await Promise.allSettled([
+      commits.runPlain(plain("a", 1)),
+      commits.run(insert("b", 2)),
+      commits.runPlain(plain("c", -1)),
+      commits.runPlain(plain("d", 4)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[3] as PromiseFulfilledResult<string>).value).toBe("d");
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toContain("negative amount for c");
+    // One batch: the row "c" wrote is gone, the others are there once (the primary key would refuse a second "a").
+    expect(batches).toBe(1);
+    expect(names()).toEqual(["a", "b", "d"]);
+    expect(db.prepare("select sum(amount) as total from items").get()).toEqual({ total: 7 });
+  });
+
   it("answers a caller only once its operation is committed: another connection already sees it", async () => {
     open("committed.sqlite");
     await commits.run(insert("seen", 1));
@@ -129,5 +151,55 @@ describe("group commit on SQLite: the ledger", () => {
     const token = await gw.gateway.ctx.tokens.get(tokenId);
     expect(Number(token?.used_quota)).toBe(200);
     expect(await ledger().ledgerSum(userId)).toBe(10_000 - 250);
+  });
+});
+
+describe("group commit on SQLite: one user's balance moved in memory across a batch", () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway("sqlite");
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+  const ledger = () => gw.gateway.ctx.ledger;
+
+  it("lets a later hold of the same batch spend what an earlier settlement gave back, and writes the rows exactly", async () => {
+    const { userId, tokenId } = await gw.createUser({ quota: 1_000, token: { quotaLimit: 900 } });
+    await ledger().charge({ userId, tokenId, amount: 800, reference: "content:memory-a" });
+    const outcomes = await Promise.allSettled([
+      ledger().charge({ userId, tokenId, amount: 300, reference: "content:memory-b" }), // 200 left: refused
+      ledger().settle("content:memory-a", 100), // gives back 700
+      ledger().charge({ userId, tokenId, amount: 300, reference: "content:memory-c" }), // now fits
+      ledger().charge({ userId, tokenId, amount: 600, reference: "content:memory-d" }), // user has 600, token 500 left
+      ledger().charge({ userId, tokenId: null, amount: 600, reference: "content:memory-e" }), // fits the user
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["rejected", "fulfilled", "fulfilled", "rejected", "fulfilled"]);
+    expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ code: "insufficient_quota" });
+    expect((outcomes[3] as PromiseRejectedResult).reason).toMatchObject({ code: "token_quota_exceeded" });
+    const user = await gw.gateway.ctx.users.get(userId);
+    expect(Number(user?.quota)).toBe(1_000 - 100 - 300 - 600);
+    expect(Number(user?.used_quota)).toBe(100 + 300 + 600);
+    const token = await gw.gateway.ctx.tokens.get(tokenId);
+    expect(Number(token?.used_quota)).toBe(100 + 300);
+    expect(await ledger().ledgerSum(userId)).toBe(0);
+  });
+
+  it("gives every operation the same outcome when one of the batch throws and the batch runs again guarded", async () => {
+    const { userId, tokenId } = await gw.createUser({ quota: 1_000 });
+    await ledger().charge({ userId, tokenId, amount: 100, reference: "content:again-a" });
+    const outcomes = await Promise.allSettled([
+      ledger().charge({ userId, tokenId, amount: 500, reference: "content:again-b" }),
+      // The same reference again: its ledger row is refused by the unique index after its take.
+      ledger().charge({ userId, tokenId, amount: 200, reference: "content:again-a" }),
+      ledger().settle("content:again-b", 450),
+      ledger().charge({ userId, tokenId, amount: 400, reference: "content:again-c" }),
+      ledger().charge({ userId, tokenId, amount: 100, reference: "content:again-d" }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled", "rejected"]);
+    const user = await gw.gateway.ctx.users.get(userId);
+    expect(Number(user?.quota)).toBe(1_000 - 100 - 450 - 400);
+    expect(Number(user?.used_quota)).toBe(100 + 450 + 400);
+    expect(await ledger().ledgerSum(userId)).toBe(50);
   });
 });

@@ -1,4 +1,7 @@
+import type { FastifyBaseLogger } from "fastify";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 interface LogLine {
@@ -65,5 +68,67 @@ describe("access log", () => {
     expect(lines.map((l) => l.msg)).toEqual(["incoming request", "request completed"]);
     expect(lines[0]?.level).toBe(20);
     expect(lines[0]?.req?.url).toBe("/audioa/fetch/task_unknown");
+  });
+});
+
+describe("request loggers", () => {
+  const root = () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+    return { lines, logger: pino(loggerOptions("info"), stream) as unknown as FastifyBaseLogger };
+  };
+
+  it("bind the request id to what is logged through them, at the root's level, with the root's redaction", () => {
+    const { lines, logger } = root();
+    const log = requestLoggerFactory(logger, { reqId: "req-1" }, {});
+    log.debug("not at info");
+    log.info({ headers: { authorization: "Bearer sk-secret-1" } }, "through the request");
+    log.error(new Error("it broke"), "failed");
+    expect(lines.map((l) => [l.reqId, l.msg])).toEqual([
+      ["req-1", "through the request"],
+      ["req-1", "failed"],
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("sk-secret-1");
+    expect(lines[1]?.err).toMatchObject({ message: "it broke" });
+    expect(log.level).toBe("info");
+  });
+
+  it("keep a route's own level", () => {
+    const { lines, logger } = root();
+    const log = requestLoggerFactory(logger, { reqId: "req-2" }, { level: "warn" });
+    log.info("below the route's level");
+    log.warn("at it");
+    expect(lines.map((l) => l.msg)).toEqual(["at it"]);
+    expect(log.level).toBe("warn");
+  });
+});
+
+describe("the access line written directly", () => {
+  it("is the line pino writes for the same fields, key for key, in the same order", () => {
+    const lines: string[] = [];
+    const logger = pino(loggerOptions("info"), { write: (line: string) => void lines.push(line) });
+    const controller = new AccessLogController(logger as unknown as FastifyBaseLogger);
+    const reply = { statusCode: 201, elapsedTime: 3.25, log: logger };
+    const request = { id: 'id-"1"', method: "POST", url: "/v1beta/models/m:generateContent?key=sk-x1", ip: "::1" };
+    controller.requestCompleted(null, request as never, reply as never);
+    controller.requestCompleted(null, { ...request, ip: undefined } as never, reply as never);
+    // The fields as they are, with no serializer of the root's applied: what the general path wrote.
+    const plain = logger.child({}, { serializers: { req: (f: unknown) => f, res: (f: unknown) => f } });
+    plain.info(
+      {
+        reqId: 'id-"1"',
+        req: { method: "POST", url: "/v1beta/models/m:generateContent?key=[redacted]", remoteAddress: "::1" },
+        res: { statusCode: 201 },
+        responseTime: 3.25,
+      },
+      "request completed",
+    );
+    const withoutTime = (line: string | undefined) => (line ?? "").replace(/,"time":\d+/, "");
+    expect(lines).toHaveLength(3);
+    expect(withoutTime(lines[0])).toBe(withoutTime(lines[2]));
+    expect(JSON.parse(lines[1] ?? "").req).toEqual({
+      method: "POST",
+      url: "/v1beta/models/m:generateContent?key=[redacted]",
+    });
   });
 });

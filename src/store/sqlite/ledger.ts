@@ -14,7 +14,9 @@ import {
   settlementPlan,
   settleRow,
 } from "../../core/ledger/charge-rules.js";
+import { BatchBalances } from "./balances.js";
 import type { SqliteConnection, SqliteStatement } from "./connection.js";
+import type { GroupCommit } from "./group-commit.js";
 
 /** A charge as both ledger paths open it. */
 export interface OpenChargeInput {
@@ -29,10 +31,12 @@ export interface OpenChargeInput {
 }
 
 /**
- * The ledger's stand-alone operations (a charge, a settlement, a refund, each in its own
- * transaction) as synchronous SQLite transactions over prepared statements. The rules are those
- * of `core/ledger/charge-rules.ts`, as on the query-builder path in ledger.ts; the caller must hold
- * the store's only connection while one runs (see `Ledger`), so nothing interleaves with it.
+ * The ledger's stand-alone operations (a charge, a settlement, a refund) as synchronous functions
+ * over prepared statements, run as plain operations of the store's group commit (no savepoint of
+ * their own: when one throws, the group commit runs its batch again with one; see GroupCommit).
+ * The rules are those of `core/ledger/charge-rules.ts`, as on the query-builder path in
+ * ledger.ts; the caller must hold the store's only connection while one runs (see `Ledger`), so
+ * nothing interleaves with it.
  */
 export class SqliteLedger {
   private readonly chargeUser: SqliteStatement;
@@ -47,11 +51,25 @@ export class SqliteLedger {
   private readonly moveUser: SqliteStatement;
   private readonly moveToken: SqliteStatement;
   private readonly noteSeen: SqliteStatement;
-  readonly charge: (input: OpenChargeInput) => void;
+  /**
+   * Opens a charge. Returns "user" when the user's balance refuses the hold, before anything is
+   * written (the common refusal, kept off the group commit's second run), and "token" when the
+   * token's limit refuses it and the user's side could be given back in memory (see
+   * BatchBalances); otherwise a hold the token's limit refuses throws, since the user's side was
+   * written by then.
+   */
+  readonly charge: (input: OpenChargeInput) => "user" | "token" | null;
+  /** The balances of the group commit's batches, when the ledger runs in one. */
+  private readonly balances: BatchBalances | null;
   readonly refund: (reference: string, note: string) => ClosingOutcome;
   readonly settle: (reference: string, actual: number, note: string) => ClosingOutcome;
 
-  constructor(readonly db: SqliteConnection) {
+  /** @param commits the group commit the operations run in: its batches then move balances once per row (see BatchBalances). */
+  constructor(
+    readonly db: SqliteConnection,
+    commits?: GroupCommit,
+  ) {
+    this.balances = commits ? BatchBalances.of(db, commits) : null;
     this.chargeUser = db.prepare(
       "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota + credit_line >= ?",
     );
@@ -79,13 +97,22 @@ export class SqliteLedger {
     this.moveToken = db.prepare("update tokens set used_quota = used_quota - ?, updated_at = ? where id = ?");
     this.noteSeen = db.prepare("update charges set seen = ?, close_by = ? where reference = ? and state = 'open'");
 
-    this.charge = db.transaction((input: OpenChargeInput) => {
+    this.charge = (input: OpenChargeInput) => {
       const now = unixNow();
       const opening = openCharge(input);
       const { take, row } = opening;
-      if (take) {
+      const balances = this.balances;
+      if (take && balances?.inBatch) {
+        const held = balances.holdsUser(take.userId);
+        if (!balances.takeUser(take.userId, take.amount, now)) return "user";
+        if (take.tokenId !== null && !balances.takeToken(take.tokenId, take.amount, now)) {
+          if (!held) throw refusedHold("token");
+          balances.untakeUser(take.userId, take.amount);
+          return "token";
+        }
+      } else if (take) {
         if (this.chargeUser.run(take.amount, take.amount, now, take.userId, take.amount).changes !== 1) {
-          throw refusedHold("user");
+          return "user";
         }
         if (take.tokenId !== null && this.chargeToken.run(take.amount, now, take.tokenId, take.amount).changes !== 1) {
           throw refusedHold("token");
@@ -93,15 +120,16 @@ export class SqliteLedger {
       }
       this.insertCharge.run(row.userId, row.tokenId, row.amount, row.reference, input.note, now);
       this.insertOpen.run(row.reference, row.userId, row.tokenId, opening.held, input.closeBy, input.instance, now);
-    });
-    this.refund = db.transaction((reference: string, note: string) => {
+      return null;
+    };
+    this.refund = (reference: string, note: string) => {
       const charge = this.close(reference, "refunded", null, note);
       if (!charge) return NOT_APPLIED;
       const row = refundRow(charge);
       this.write(row, reference, note);
       return closed(row);
-    });
-    this.settle = db.transaction((reference: string, actual: number, note: string) => {
+    };
+    this.settle = (reference: string, actual: number, note: string) => {
       const charge = this.close(reference, "settled", actual, note);
       if (!charge) return NOT_APPLIED;
       const plan = settlementPlan(charge, actual);
@@ -115,7 +143,7 @@ export class SqliteLedger {
       this.insertClosing.run(row.userId, row.tokenId, row.kind, row.amount, reference, note, unixNow());
       if (uncollected > 0) this.markUncollected.run(uncollected, settledAmount(actual, uncollected), reference);
       return closed(row, uncollected);
-    });
+    };
   }
 
   /** Records the usage a running call has produced so far, and keeps its charge open until `closeBy`. */
@@ -141,6 +169,12 @@ export class SqliteLedger {
     this.insertClosing.run(row.userId, row.tokenId, row.kind, row.amount, reference, note, unixNow());
     if (row.amount === 0) return;
     const now = unixNow();
+    const balances = this.balances;
+    if (balances?.inBatch) {
+      balances.moveUser(row.userId, row.amount, now);
+      if (row.tokenId !== null) balances.moveToken(row.tokenId, row.amount, now);
+      return;
+    }
     this.moveUser.run(row.amount, row.amount, now, row.userId);
     if (row.tokenId !== null) this.moveToken.run(row.amount, now, row.tokenId);
   }
@@ -151,6 +185,8 @@ export class SqliteLedger {
    * one writer, so the rows read here are the rows the moves below change.
    */
   private collect(charge: OpenCharge, excess: number): { collected: number; uncollected: number } {
+    // The statements below read and move the rows themselves.
+    if (this.balances?.inBatch) this.balances.flush();
     const now = unixNow();
     const userTaken = this.chargeUser.run(excess, excess, now, charge.userId, excess).changes === 1;
     const tokenTaken =
