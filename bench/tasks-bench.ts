@@ -3,13 +3,18 @@
  *  1. N tasks in flight at the simulator (default 10,000 per family): seconds until every one is
  *     SUCCESS in the gateway's store, and the upstream calls it took.
  *  2. Batch fetch of 100 ids in a store of 1,000,000 tasks: p50 and p99 latency over HTTP.
+ *  3. Submit rate: the compiled gateway, the simulator and the client each in a process of its
+ *     own (bench/tasks-submit-load.ts): submits per second and the gateway's CPU per submit.
  *
  *   npm run bench:tasks                       # SQLite
  *   BENCH_DATABASE_URL=postgres://... npm run bench:tasks   # PostgreSQL (a database it may fill)
  *
  * Knobs: BENCH_TASKS (10000), BENCH_FAMILIES (audioa,audiob), BENCH_STORE_ROWS (1000000),
  * BENCH_FETCHES (1000), BENCH_COMPLETE_MS (180000: longer than the submits take, so every task is
- * in flight at once), BENCH_SKIP (in-flight|fetch).
+ * in flight at once), BENCH_SKIP (in-flight|fetch|submit), BENCH_SUBMIT_CONNECTIONS (64),
+ * BENCH_SUBMIT_SECONDS (10), BENCH_SUBMIT_WARMUP (3), BENCH_SUBMIT_PROFILE (a folder: the gateway's
+ * CPU profile of the submit load is written there), BENCH_GATEWAY_ROOT (another checkout whose
+ * built gateway the submit load runs, to compare two versions).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -19,6 +24,7 @@ import { buildGateway, type Gateway } from "../src/app.js";
 import { type ConfigOverrides, loadConfig } from "../src/config.js";
 import { newTaskId, newTokenKey, sha256Hex, unixNow } from "../src/core/ids.js";
 import { startSimulator } from "../src/simulator/server.js";
+import { runSubmitLoad } from "./tasks-submit-load.js";
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 10_000);
 const FAMILIES = (process.env.BENCH_FAMILIES ?? "audioa,audiob").split(",").filter(Boolean);
@@ -328,6 +334,21 @@ async function main() {
   if (!SKIP.includes("fetch")) {
     const r = await benchBatchFetch();
     process.stdout.write(`${JSON.stringify({ bench: "batch-fetch", store, ...r })}\n`);
+  }
+  if (!SKIP.includes("submit")) {
+    const profileDir = process.env.BENCH_SUBMIT_PROFILE;
+    const pgStore = DATABASE_URL ? await freshStore("") : null;
+    const r = await runSubmitLoad({
+      root: path.resolve(import.meta.dirname, ".."),
+      gatewayRoot: process.env.BENCH_GATEWAY_ROOT || undefined,
+      databaseUrl: pgStore?.url ?? null,
+      connections: Number(process.env.BENCH_SUBMIT_CONNECTIONS ?? 64),
+      durationSeconds: Number(process.env.BENCH_SUBMIT_SECONDS ?? 10),
+      warmupSeconds: Number(process.env.BENCH_SUBMIT_WARMUP ?? 3),
+      gatewayNodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+      keep: Boolean(process.env.BENCH_SUBMIT_KEEP),
+    }).finally(() => pgStore?.drop());
+    process.stdout.write(`${JSON.stringify({ bench: "submit", store, ...r })}\n`);
   }
 }
 
