@@ -1,5 +1,4 @@
 import { type Kysely, sql, type Transaction } from "kysely";
-import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
 import { type Clip, resultUrlOf } from "../core/tasks/clips.js";
 import type { NewTask, StoredTask, TaskStorePort } from "../core/tasks/ports.js";
@@ -7,6 +6,7 @@ import type { Ledger } from "./ledger.js";
 import type { Database } from "./schema.js";
 import { TaskPolls } from "./task-polls.js";
 import type { TaskDb, TaskRow } from "./task-reads.js";
+import { SqliteTaskSubmit, unfinishedLimitReached } from "./task-submit-sqlite.js";
 import { queueTaskEndedWebhook } from "./task-webhook-outbox.js";
 
 export type { NewTask, TaskChanges } from "../core/tasks/ports.js";
@@ -24,6 +24,9 @@ export function taskReference(taskId: string): string {
  * non-terminal moves are in task-reads.ts and task-polls.ts.
  */
 export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
+  /** The submit's prepared statements on SQLite, made on first use. */
+  private sqliteSubmit?: SqliteTaskSubmit;
+
   constructor(
     db: Kysely<Database>,
     private readonly ledger: Ledger,
@@ -38,29 +41,32 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
    * (refused at `unfinishedLimit`), so parallel submits can never pass the limit together.
    */
   async insertCharged(task: NewTask): Promise<TaskRow> {
+    const limit = task.unfinishedLimit ?? 0;
+    const charge = {
+      userId: task.userId,
+      tokenId: task.tokenId,
+      amount: task.quota,
+      reference: taskReference(task.taskId),
+      note: `${task.platform} ${task.action}`,
+      closeBy: task.chargeCloseBy,
+    };
+    // SQLite: fixed prepared statements in one synchronous transaction of the store's group commit.
+    const synchronous = this.ledger.withSqliteHold(charge, (db, hold) => {
+      if (this.sqliteSubmit?.db !== db) this.sqliteSubmit = new SqliteTaskSubmit(db);
+      this.sqliteSubmit.countUnfinished(task.userId, limit);
+      hold();
+      return this.sqliteSubmit.insert(task);
+    });
+    if (synchronous) return synchronous;
     return this.ledger.transaction(async (trx) => {
-      const limit = task.unfinishedLimit ?? 0;
       let counted = trx
         .updateTable("users")
         .set({ tasks_unfinished: sql`tasks_unfinished + 1` })
         .where("id", "=", task.userId);
       if (limit > 0) counted = counted.where("tasks_unfinished", "<", limit);
       const counter = await counted.executeTakeFirst();
-      if (Number(counter.numUpdatedRows) !== 1) {
-        throw new GatewayError(
-          "GW_ERR_RATE_LIMITED",
-          `You have ${limit} unfinished tasks, the most allowed at once; submit again when one has ended.`,
-          { headers: { "retry-after": "5" } },
-        );
-      }
-      await this.ledger.chargeIn(trx, {
-        userId: task.userId,
-        tokenId: task.tokenId,
-        amount: task.quota,
-        reference: taskReference(task.taskId),
-        note: `${task.platform} ${task.action}`,
-        closeBy: task.chargeCloseBy,
-      });
+      if (Number(counter.numUpdatedRows) !== 1) throw unfinishedLimitReached(limit);
+      await this.ledger.chargeIn(trx, charge);
       const now = unixNow();
       return trx
         .insertInto("tasks")
