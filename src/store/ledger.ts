@@ -158,23 +158,34 @@ export class Ledger {
   private sqliteTransaction?: <T>(work: () => T) => T;
 
   /**
-   * SQLite only: runs `work` as one synchronous transaction (a savepoint of the store's next group
-   * commit), where `hold()` takes the charge of `input` as `charge` does: the charge commits with
-   * what `work` writes, or is rolled back with it when `work` (or the hold) throws. Null where
-   * the store has no synchronous path (PostgreSQL: `transaction` and `chargeIn` instead).
+   * SQLite only: runs `work` as one synchronous transaction of the store's next group commit (a
+   * savepoint of it, rolled back alone when `work` throws). Null where the store has no
+   * synchronous path (PostgreSQL).
+   */
+  inSqliteCommit<T>(work: (db: SqliteConnection) => T): Promise<T> | null {
+    const fast = this.sqlite;
+    if (!fast) return null;
+    this.sqliteTransaction ??= fast.db.transaction(<R>(run: () => R) => run()) as <R>(run: () => R) => R;
+    const inTransaction = this.sqliteTransaction;
+    return this.committed(() => inTransaction(() => work(fast.db)));
+  }
+
+  /**
+   * SQLite only: `inSqliteCommit` where `hold()` takes the charge of `input` as `charge` does: the
+   * charge commits with what `work` writes, or is rolled back with it when `work` (or the hold)
+   * throws. Null where the store has no synchronous path (PostgreSQL: `transaction` and
+   * `chargeIn` instead).
    */
   withSqliteHold<T>(input: ChargeInput, work: (db: SqliteConnection, hold: () => void) => T): Promise<T> | null {
     const fast = this.sqlite;
     if (!fast) return null;
     const open = this.opening(input);
-    this.sqliteTransaction ??= fast.db.transaction(<R>(run: () => R) => run()) as <R>(run: () => R) => R;
-    const inTransaction = this.sqliteTransaction;
     let held = false;
     const hold = () => {
       fast.charge(open);
       held = true;
     };
-    return this.committed(() => inTransaction(() => work(fast.db, hold))).then((result) => {
+    return (this.inSqliteCommit((db) => work(db, hold)) as Promise<T>).then((result) => {
       if (held && open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });
       return result;
     });

@@ -14,14 +14,16 @@ export function unfinishedLimitReached(limit: number): GatewayError {
 }
 
 /**
- * A submit's writes on SQLite as fixed, prepared statements, run synchronously inside the
- * transaction that also takes the charge (see TaskStore.insertCharged): the user's count of
- * unfinished tasks, then the task's row. The same statements as the query-builder path.
+ * A submit's writes on SQLite as fixed, prepared statements, run synchronously in the store's
+ * group commit (see TaskStore): the user's count of unfinished tasks and the task's row, in the
+ * transaction that also takes the charge, and later the move to SUBMITTED once it is sent. The
+ * same statements as the query-builder path.
  */
 export class SqliteTaskSubmit {
   private readonly countUp: SqliteStatement;
   private readonly countUpWithin: SqliteStatement;
   private readonly insertTask: SqliteStatement;
+  private readonly markSentTask: SqliteStatement;
 
   constructor(readonly db: SqliteConnection) {
     this.countUp = db.prepare("update users set tasks_unfinished = tasks_unfinished + 1 where id = ?");
@@ -36,6 +38,15 @@ export class SqliteTaskSubmit {
        values (?, ?, ?, ?, ?, ?, ?, ?, 'NOT_START', '', null, ?, 0, 0, '0%', ?, '{}', ?, null, null, ?, null, 0, ?, ?, ?, ?)
        returning *`,
     );
+    this.markSentTask = db.prepare(
+      `update tasks set status = 'SUBMITTED', upstream_id = ?, channel_id = ?, next_poll_at = ?, updated_at = ?
+       where id = ? and status = 'NOT_START'`,
+    );
+  }
+
+  /** NOT_START -> SUBMITTED with the upstream id; false when the task was no longer NOT_START. */
+  markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): boolean {
+    return Number(this.markSentTask.run(upstreamId, channelId, nextPollAtMs, unixNow(), id).changes) === 1;
   }
 
   /** Counts the task against the user's limit (0 = none); throws when the limit is reached. */

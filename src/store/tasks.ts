@@ -4,6 +4,7 @@ import { type Clip, resultUrlOf } from "../core/tasks/clips.js";
 import type { NewTask, StoredTask, TaskStorePort } from "../core/tasks/ports.js";
 import type { Ledger } from "./ledger.js";
 import type { Database } from "./schema.js";
+import type { SqliteConnection } from "./sqlite/connection.js";
 import { TaskPolls } from "./task-polls.js";
 import type { TaskDb, TaskRow } from "./task-reads.js";
 import { SqliteTaskSubmit, unfinishedLimitReached } from "./task-submit-sqlite.js";
@@ -52,10 +53,10 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
     };
     // SQLite: fixed prepared statements in one synchronous transaction of the store's group commit.
     const synchronous = this.ledger.withSqliteHold(charge, (db, hold) => {
-      if (this.sqliteSubmit?.db !== db) this.sqliteSubmit = new SqliteTaskSubmit(db);
-      this.sqliteSubmit.countUnfinished(task.userId, limit);
+      const statements = this.submitStatements(db);
+      statements.countUnfinished(task.userId, limit);
       hold();
-      return this.sqliteSubmit.insert(task);
+      return statements.insert(task);
     });
     if (synchronous) return synchronous;
     return this.ledger.transaction(async (trx) => {
@@ -102,6 +103,24 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
         .returningAll()
         .executeTakeFirstOrThrow();
     });
+  }
+
+  /** The submit's prepared statements on this SQLite connection (made on first use). */
+  private submitStatements(db: SqliteConnection): SqliteTaskSubmit {
+    if (this.sqliteSubmit?.db !== db) this.sqliteSubmit = new SqliteTaskSubmit(db);
+    return this.sqliteSubmit;
+  }
+
+  /**
+   * NOT_START -> SUBMITTED with the upstream id. False when the task was already failed (swept).
+   * On SQLite a prepared statement in the store's group commit (the sends of one turn share a
+   * commit).
+   */
+  override markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean> {
+    return (
+      this.ledger.inSqliteCommit((db) => this.submitStatements(db).markSent(id, upstreamId, channelId, nextPollAtMs)) ??
+      super.markSent(id, upstreamId, channelId, nextPollAtMs)
+    );
   }
 
   /**
