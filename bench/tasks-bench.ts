@@ -2,14 +2,21 @@
  * Audio task benchmark (loopback only, bounded to a few minutes):
  *  1. N tasks in flight at the simulator (default 10,000 per family): seconds until every one is
  *     SUCCESS in the gateway's store, and the upstream calls it took.
- *  2. Batch fetch of 100 ids in a store of 1,000,000 tasks: p50 and p99 latency over HTTP.
+ *  2. Batch fetch of 100 distinct ids in a store of 1,000,000 tasks: p50 and p99 latency over
+ *     HTTP and the CPU per call; with several sizes, their calls alternate.
+ *  3. Submit rate: the compiled gateway, the simulator and the client each in a process of its
+ *     own (bench/tasks-submit-load.ts): submits per second and the gateway's CPU per submit.
  *
  *   npm run bench:tasks                       # SQLite
  *   BENCH_DATABASE_URL=postgres://... npm run bench:tasks   # PostgreSQL (a database it may fill)
  *
- * Knobs: BENCH_TASKS (10000), BENCH_FAMILIES (audioa,audiob), BENCH_STORE_ROWS (1000000),
+ * Knobs: BENCH_TASKS (10000), BENCH_FAMILIES (audioa,audiob), BENCH_STORE_ROWS (1000000, or
+ * sizes separated by commas),
  * BENCH_FETCHES (1000), BENCH_COMPLETE_MS (180000: longer than the submits take, so every task is
- * in flight at once), BENCH_SKIP (in-flight|fetch).
+ * in flight at once), BENCH_SKIP (in-flight|fetch|submit), BENCH_SUBMIT_CONNECTIONS (64),
+ * BENCH_SUBMIT_SECONDS (10), BENCH_SUBMIT_WARMUP (3), BENCH_SUBMIT_PROFILE (a folder: the gateway's
+ * CPU profile of the submit load is written there), BENCH_GATEWAY_ROOT (another checkout whose
+ * built gateway the submit load runs, to compare two versions).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -19,10 +26,12 @@ import { buildGateway, type Gateway } from "../src/app.js";
 import { type ConfigOverrides, loadConfig } from "../src/config.js";
 import { newTaskId, newTokenKey, sha256Hex, unixNow } from "../src/core/ids.js";
 import { startSimulator } from "../src/simulator/server.js";
+import { runSubmitLoad } from "./tasks-submit-load.js";
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 10_000);
 const FAMILIES = (process.env.BENCH_FAMILIES ?? "audioa,audiob").split(",").filter(Boolean);
-const STORE_ROWS = Number(process.env.BENCH_STORE_ROWS ?? 1_000_000);
+/** One size, or several separated by commas: their fetches then alternate (see benchBatchFetch). */
+const STORE_SIZES = (process.env.BENCH_STORE_ROWS ?? "1000000").split(",").filter(Boolean).map(Number);
 const FETCHES = Number(process.env.BENCH_FETCHES ?? 1000);
 const COMPLETE_MS = Number(process.env.BENCH_COMPLETE_MS ?? 180_000);
 const SKIP = process.env.BENCH_SKIP ?? "";
@@ -209,11 +218,17 @@ function clipJson(i: number) {
   });
 }
 
-async function benchBatchFetch() {
+/** One store filled for the batch fetch: its gateway, the caller's key and the caller's task ids. */
+async function fetchStore(rowsWanted: number) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "mg-bench-"));
   const { gateway, url, dropStore } = await startGateway(dir, { role: "api" });
-  const db = gateway.ctx.store.db;
+  const close = async () => {
+    await gateway.close();
+    await dropStore();
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
+    const db = gateway.ctx.store.db;
     const owners: number[] = [];
     const now = unixNow();
     for (let i = 0; i < 100; i++) owners.push(Number((await gateway.ctx.users.create({ name: `owner-${i}` })).id));
@@ -239,11 +254,11 @@ async function benchBatchFetch() {
     const mine: string[] = [];
     const t0 = performance.now();
     const CHUNK = 500;
-    for (let start = 0; start < STORE_ROWS; start += 50_000) {
+    for (let start = 0; start < rowsWanted; start += 50_000) {
       await db.transaction().execute(async (trx) => {
-        for (let s = start; s < Math.min(STORE_ROWS, start + 50_000); s += CHUNK) {
+        for (let s = start; s < Math.min(rowsWanted, start + 50_000); s += CHUNK) {
           const rows = [];
-          for (let i = s; i < Math.min(STORE_ROWS, s + CHUNK); i++) {
+          for (let i = s; i < Math.min(rowsWanted, s + CHUNK); i++) {
             const taskId = newTaskId();
             const owner = owners[i % owners.length] as number;
             if (owner === me) mine.push(taskId);
@@ -280,39 +295,77 @@ async function benchBatchFetch() {
         }
       });
     }
-    const loadSeconds = (performance.now() - t0) / 1000;
+    return { rows: rowsWanted, url, key, mine, loadSeconds: (performance.now() - t0) / 1000, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
 
-    const latencies: number[] = [];
+/**
+ * Batch fetch of 100 distinct ids of one owner (all of them when the owner has 100), timed over
+ * HTTP one call at a time. With several store sizes (BENCH_STORE_ROWS=10000,1000000) the stores
+ * are filled first, then their fetches alternate in blocks of 50 calls, so that every size is
+ * measured under the same state of the machine; each size's CPU per call (this process: the
+ * gateway and the client, the client's share the same for every size) is taken over its blocks.
+ */
+async function benchBatchFetch() {
+  const stores: Awaited<ReturnType<typeof fetchStore>>[] = [];
+  try {
+    for (const rows of STORE_SIZES) stores.push(await fetchStore(rows));
     let seed = 42;
     const rand = () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed / 2 ** 31;
     };
-    for (let i = 0; i < FETCHES + 50; i++) {
-      const ids = Array.from({ length: 100 }, () => mine[Math.floor(rand() * mine.length)] as string);
+    const pick = (mine: string[]) => {
+      const ids = new Set<string>();
+      while (ids.size < Math.min(100, mine.length)) ids.add(mine[Math.floor(rand() * mine.length)] as string);
+      return [...ids];
+    };
+    const fetchOnce = async (store: (typeof stores)[number]) => {
       const started = performance.now();
-      const res = await fetch(`${url}/audioa/fetch`, {
+      const res = await fetch(`${store.url}/audioa/fetch`, {
         method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ ids }),
+        headers: { authorization: `Bearer ${store.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ ids: pick(store.mine) }),
       });
       const json = (await res.json()) as any;
-      if (res.status !== 200 || json.data.length === 0) throw new Error(`fetch: ${res.status}`);
-      if (i >= 50) latencies.push(performance.now() - started); // the first 50 warm caches
-    }
-    latencies.sort((a, b) => a - b);
-    return {
-      storeRows: STORE_ROWS,
-      ownedRows: mine.length,
-      loadSeconds,
-      fetches: FETCHES,
-      p50Ms: percentile(latencies, 50),
-      p99Ms: percentile(latencies, 99),
+      if (res.status !== 200 || json.data.length !== Math.min(100, store.mine.length)) {
+        throw new Error(`fetch: ${res.status}, ${json?.data?.length} records`);
+      }
+      return performance.now() - started;
     };
+    // The first 50 calls of each store warm caches.
+    for (const store of stores) for (let i = 0; i < 50; i++) await fetchOnce(store);
+    const latencies = stores.map(() => [] as number[]);
+    const cpuMicros = stores.map(() => 0);
+    const BLOCK = 50;
+    for (let done = 0; done < FETCHES; done += BLOCK) {
+      for (const [k, store] of stores.entries()) {
+        const cpu = process.cpuUsage();
+        for (let i = done; i < Math.min(FETCHES, done + BLOCK); i++) latencies[k]?.push(await fetchOnce(store));
+        const used = process.cpuUsage(cpu);
+        cpuMicros[k] = (cpuMicros[k] as number) + used.user + used.system;
+      }
+    }
+    return stores.map((store, k) => {
+      const sorted = (latencies[k] as number[]).sort((a, b) => a - b);
+      return {
+        storeRows: store.rows,
+        ownedRows: store.mine.length,
+        idsPerCall: Math.min(100, store.mine.length),
+        loadSeconds: store.loadSeconds,
+        fetches: FETCHES,
+        p50Ms: percentile(sorted, 50),
+        p99Ms: percentile(sorted, 99),
+        cpuUsPerFetch: Math.round((cpuMicros[k] as number) / FETCHES),
+        ...(stores.length > 1 ? { alternatedWith: stores.map((s) => s.rows).filter((r) => r !== store.rows) } : {}),
+        loadAverage: Math.round((os.loadavg()[0] as number) * 10) / 10,
+      };
+    });
   } finally {
-    await gateway.close();
-    await dropStore();
-    rmSync(dir, { recursive: true, force: true });
+    for (const store of stores) await store.close();
   }
 }
 
@@ -326,8 +379,24 @@ async function main() {
     }
   }
   if (!SKIP.includes("fetch")) {
-    const r = await benchBatchFetch();
-    process.stdout.write(`${JSON.stringify({ bench: "batch-fetch", store, ...r })}\n`);
+    for (const r of await benchBatchFetch()) {
+      process.stdout.write(`${JSON.stringify({ bench: "batch-fetch", store, ...r })}\n`);
+    }
+  }
+  if (!SKIP.includes("submit")) {
+    const profileDir = process.env.BENCH_SUBMIT_PROFILE;
+    const pgStore = DATABASE_URL ? await freshStore("") : null;
+    const r = await runSubmitLoad({
+      root: path.resolve(import.meta.dirname, ".."),
+      gatewayRoot: process.env.BENCH_GATEWAY_ROOT || undefined,
+      databaseUrl: pgStore?.url ?? null,
+      connections: Number(process.env.BENCH_SUBMIT_CONNECTIONS ?? 64),
+      durationSeconds: Number(process.env.BENCH_SUBMIT_SECONDS ?? 10),
+      warmupSeconds: Number(process.env.BENCH_SUBMIT_WARMUP ?? 3),
+      gatewayNodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+      keep: Boolean(process.env.BENCH_SUBMIT_KEEP),
+    }).finally(() => pgStore?.drop());
+    process.stdout.write(`${JSON.stringify({ bench: "submit", store, ...r })}\n`);
   }
 }
 

@@ -26,6 +26,9 @@ export async function runTaskBenchmark(
     env.BENCH_FETCHES ??= "500";
     // Tasks finish 20 s after submit instead of 120 s: long enough for 2,000 to be in flight at once.
     env.BENCH_COMPLETE_MS ??= "20000";
+    // The submit load (gateway and simulator in processes of their own): 5 s after 2 s of warm-up.
+    env.BENCH_SUBMIT_SECONDS ??= "5";
+    env.BENCH_SUBMIT_WARMUP ??= "2";
   }
   if (postgresUrl) env.BENCH_DATABASE_URL = postgresUrl;
   else delete env.BENCH_DATABASE_URL;

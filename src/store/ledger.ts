@@ -13,6 +13,7 @@ import { type Executor, insertTopUp, ledgerEntries, ledgerSumOf, noteSeenUsage }
 import { holdStep, refundStep, settleStep } from "./ledger-steps.js";
 import { PgLedgerCommits } from "./postgres/group-commit.js";
 import type { Database } from "./schema.js";
+import type { SqliteConnection } from "./sqlite/connection.js";
 import type { GroupCommit } from "./sqlite/group-commit.js";
 import { SqliteLedger } from "./sqlite/ledger.js";
 import { topUpLedgerReference } from "./top-up-reference.js";
@@ -156,6 +157,43 @@ export class Ledger {
       await this.pgCommits.run({ kind: "hold", reference: open.reference, opening: openCharge(open), meta: open });
     else return this.transaction((trx) => this.chargeIn(trx, input));
     if (open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });
+  }
+
+  /** A transaction function of the SQLite connection that runs what it is given (made once). */
+  private sqliteTransaction?: <T>(work: () => T) => T;
+
+  /**
+   * SQLite only: runs `work` as one synchronous transaction of the store's next group commit (a
+   * savepoint of it, rolled back alone when `work` throws). Null where the store has no
+   * synchronous path (PostgreSQL).
+   */
+  inSqliteCommit<T>(work: (db: SqliteConnection) => T): Promise<T> | null {
+    const fast = this.sqlite;
+    if (!fast) return null;
+    this.sqliteTransaction ??= fast.db.transaction(<R>(run: () => R) => run()) as <R>(run: () => R) => R;
+    const inTransaction = this.sqliteTransaction;
+    return this.committed(() => inTransaction(() => work(fast.db)));
+  }
+
+  /**
+   * SQLite only: `inSqliteCommit` where `hold()` takes the charge of `input` as `charge` does: the
+   * charge commits with what `work` writes, or is rolled back with it when `work` (or the hold)
+   * throws. Null where the store has no synchronous path (PostgreSQL: `transaction` and
+   * `chargeIn` instead).
+   */
+  withSqliteHold<T>(input: ChargeInput, work: (db: SqliteConnection, hold: () => void) => T): Promise<T> | null {
+    const fast = this.sqlite;
+    if (!fast) return null;
+    const open = this.opening(input);
+    let held = false;
+    const hold = () => {
+      fast.charge(open);
+      held = true;
+    };
+    return (this.inSqliteCommit((db) => work(db, hold)) as Promise<T>).then((result) => {
+      if (held && open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });
+      return result;
+    });
   }
 
   /** Gives back everything an open charge holds and closes it as refunded. At most once. */

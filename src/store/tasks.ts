@@ -1,12 +1,13 @@
 import { type Kysely, sql, type Transaction } from "kysely";
-import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
 import { type Clip, resultUrlOf } from "../core/tasks/clips.js";
 import type { NewTask, StoredTask, TaskStorePort } from "../core/tasks/ports.js";
 import type { Ledger } from "./ledger.js";
 import type { Database } from "./schema.js";
+import type { SqliteConnection } from "./sqlite/connection.js";
 import { TaskPolls } from "./task-polls.js";
 import type { TaskDb, TaskRow } from "./task-reads.js";
+import { SqliteTaskSubmit, unfinishedLimitReached } from "./task-submit-sqlite.js";
 import { queueTaskEndedWebhook } from "./task-webhook-outbox.js";
 
 export type { NewTask, TaskChanges } from "../core/tasks/ports.js";
@@ -24,6 +25,9 @@ export function taskReference(taskId: string): string {
  * non-terminal moves are in task-reads.ts and task-polls.ts.
  */
 export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
+  /** The submit's prepared statements on SQLite, made on first use. */
+  private sqliteSubmit?: SqliteTaskSubmit;
+
   constructor(
     db: Kysely<Database>,
     private readonly ledger: Ledger,
@@ -38,29 +42,32 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
    * (refused at `unfinishedLimit`), so parallel submits can never pass the limit together.
    */
   async insertCharged(task: NewTask): Promise<TaskRow> {
+    const limit = task.unfinishedLimit ?? 0;
+    const charge = {
+      userId: task.userId,
+      tokenId: task.tokenId,
+      amount: task.quota,
+      reference: taskReference(task.taskId),
+      note: `${task.platform} ${task.action}`,
+      closeBy: task.chargeCloseBy,
+    };
+    // SQLite: fixed prepared statements in one synchronous transaction of the store's group commit.
+    const synchronous = this.ledger.withSqliteHold(charge, (db, hold) => {
+      const statements = this.submitStatements(db);
+      statements.countUnfinished(task.userId, limit);
+      hold();
+      return statements.insert(task);
+    });
+    if (synchronous) return synchronous;
     return this.ledger.transaction(async (trx) => {
-      const limit = task.unfinishedLimit ?? 0;
       let counted = trx
         .updateTable("users")
         .set({ tasks_unfinished: sql`tasks_unfinished + 1` })
         .where("id", "=", task.userId);
       if (limit > 0) counted = counted.where("tasks_unfinished", "<", limit);
       const counter = await counted.executeTakeFirst();
-      if (Number(counter.numUpdatedRows) !== 1) {
-        throw new GatewayError(
-          "GW_ERR_RATE_LIMITED",
-          `You have ${limit} unfinished tasks, the most allowed at once; submit again when one has ended.`,
-          { headers: { "retry-after": "5" } },
-        );
-      }
-      await this.ledger.chargeIn(trx, {
-        userId: task.userId,
-        tokenId: task.tokenId,
-        amount: task.quota,
-        reference: taskReference(task.taskId),
-        note: `${task.platform} ${task.action}`,
-        closeBy: task.chargeCloseBy,
-      });
+      if (Number(counter.numUpdatedRows) !== 1) throw unfinishedLimitReached(limit);
+      await this.ledger.chargeIn(trx, charge);
       const now = unixNow();
       return trx
         .insertInto("tasks")
@@ -96,6 +103,24 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
         .returningAll()
         .executeTakeFirstOrThrow();
     });
+  }
+
+  /** The submit's prepared statements on this SQLite connection (made on first use). */
+  private submitStatements(db: SqliteConnection): SqliteTaskSubmit {
+    if (this.sqliteSubmit?.db !== db) this.sqliteSubmit = new SqliteTaskSubmit(db);
+    return this.sqliteSubmit;
+  }
+
+  /**
+   * NOT_START -> SUBMITTED with the upstream id. False when the task was already failed (swept).
+   * On SQLite a prepared statement in the store's group commit (the sends of one turn share a
+   * commit).
+   */
+  override markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean> {
+    return (
+      this.ledger.inSqliteCommit((db) => this.submitStatements(db).markSent(id, upstreamId, channelId, nextPollAtMs)) ??
+      super.markSent(id, upstreamId, channelId, nextPollAtMs)
+    );
   }
 
   /**

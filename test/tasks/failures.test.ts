@@ -91,6 +91,16 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         .where("user_id", "=", user.userId)
         .execute();
       expect(rows).toHaveLength(0);
+      // The count of unfinished tasks went up and back down with the refused charge.
+      expect(Number((await gw.gateway.ctx.users.get(user.userId))?.tasks_unfinished)).toBe(0);
+      // And the next submit of a user with quota still passes after the refused one.
+      const funded = await gw.createUser({ quota: PRICE });
+      const [refused, accepted] = await Promise.all([
+        submit(gw.url, user.key, "audioa", "MUSIC", { prompt: "la" }),
+        submit(gw.url, funded.key, "audioa", "MUSIC", { prompt: "la" }),
+      ]);
+      expect([refused.status, accepted.status]).toEqual([403, 200]);
+      expect(await gw.balance(funded.userId)).toBe(0);
     });
 
     it("fails and refunds a task that was charged but never sent", async () => {
