@@ -187,7 +187,9 @@ export class Ledger {
     const open = this.opening(input);
     let held = false;
     const hold = () => {
-      fast.charge(open);
+      // A refusal throws, so that `work` writes nothing after it; the transaction is undone.
+      const refusedBy = fast.charge(open);
+      if (refusedBy) throw refusedHold(refusedBy);
       held = true;
     };
     return (this.inSqliteCommit((db) => work(db, hold)) as Promise<T>).then((result) => {
