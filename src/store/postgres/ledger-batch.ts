@@ -37,7 +37,7 @@ export async function runBatch(trx: Executor, ops: readonly LedgerOp[]): Promise
 }
 
 async function runPart(trx: Executor, part: Item[], outcomes: OpOutcome[]): Promise<void> {
-  let together = part.length > 1 ? part : [];
+  let together = part;
   const alone = new Set<number>();
   while (together.length > 0) {
     await run(trx, "savepoint ledger_batch");
