@@ -42,17 +42,26 @@ export interface BenchCatalog {
 }
 
 /**
- * Creates, through the admin API, a user with ample quota, its token, one `gemini` and one
- * `openai-chat` channel to the upstream, and the prices of the bench's own model names.
+ * Creates, through the admin API, `users` users with ample quota (one by default: a single hot
+ * user), a token for each, one `gemini` and one `openai-chat` channel to the upstream, and the
+ * prices of the bench's own model names. The first user and token are the one-user set-up's.
  */
 export async function provisionGateway(
   gatewayUrl: string,
   adminKey: string,
   upstream: { url: string; key: string },
   catalog: BenchCatalog,
-): Promise<{ token: string; userId: number }> {
-  const user = await admin(gatewayUrl, adminKey, "POST", "/users", { name: "bench", quota: 1_000_000_000_000 });
-  const token = await admin(gatewayUrl, adminKey, "POST", `/users/${user.id}/tokens`, { name: "bench" });
+  users = 1,
+): Promise<{ token: string; userId: number; tokens: string[]; userIds: number[] }> {
+  const tokens: string[] = [];
+  const userIds: number[] = [];
+  for (let i = 0; i < users; i++) {
+    const name = i === 0 ? "bench" : `bench-${i + 1}`;
+    const user = await admin(gatewayUrl, adminKey, "POST", "/users", { name, quota: 1_000_000_000_000 });
+    const token = await admin(gatewayUrl, adminKey, "POST", `/users/${user.id}/tokens`, { name });
+    tokens.push(token.key as string);
+    userIds.push(user.id as number);
+  }
   for (const name of catalog.priced) {
     await admin(gatewayUrl, adminKey, "PUT", "/prices", {
       kind: "content",
@@ -66,5 +75,5 @@ export async function provisionGateway(
     admin(gatewayUrl, adminKey, "POST", "/channels", { name, type, base_url: upstream.url, key: upstream.key, models });
   await channel("upstream gemini", "gemini", catalog.gemini);
   if (catalog.chat.length > 0) await channel("upstream openai-chat", "openai-chat", catalog.chat);
-  return { token: token.key as string, userId: user.id as number };
+  return { token: tokens[0] as string, userId: userIds[0] as number, tokens, userIds };
 }

@@ -9,6 +9,11 @@ export interface LoadRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
+  /**
+   * Several callers (one key each): every connection sends these headers in turn, one set per
+   * request, each connection starting at a set of its own, so that the load is spread evenly.
+   */
+  headerSets?: Record<string, string>[];
 }
 
 export interface LoadSettings {
@@ -52,12 +57,25 @@ export interface WatchedProcess {
   pid: number;
 }
 
+/** Connection i sends the header sets from set i on, in turn (autocannon builds each request once). */
+function spreadOver(sets: Record<string, string>[], body: string) {
+  let next = 0;
+  return (client: autocannon.Client) => {
+    const start = next++;
+    client.setRequests(
+      sets.map((_, k) => ({ method: "POST" as const, headers: { ...sets[(start + k) % sets.length] }, body })),
+    );
+  };
+}
+
 function run(request: LoadRequest, connections: number, seconds: number): Promise<autocannon.Result> {
+  const sets = request.headerSets && request.headerSets.length > 1 ? request.headerSets : null;
   return autocannon({
     url: request.url,
     method: "POST",
     headers: request.headers,
     body: request.body,
+    ...(sets ? { setupClient: spreadOver(sets, request.body) } : {}),
     connections,
     duration: seconds,
     pipelining: 1,

@@ -17,6 +17,11 @@ export interface BenchOptions {
   rounds: number;
   /** Sequential streams timed for the first event, per target. */
   firstEventRequests: number;
+  /**
+   * Users of each gateway, each with a token and ample quota; a gateway's load is spread over
+   * their tokens (1: one hot user).
+   */
+  users: number;
   /** Also run the gateway on PostgreSQL (a temporary database, dropped at the end). */
   postgres: boolean;
   postgresUrl: string;
@@ -46,6 +51,8 @@ export const USAGE = `npm run bench -- [options]
   --rounds N             rounds of each throughput load, every target once per round; figures are
                          medians over rounds (BENCH_ROUNDS, default 3)
   --first-events N       sequential streams timed for the first event (BENCH_FIRST_EVENTS, default 40)
+  --users N              users of each gateway, each with its token and quota, the gateways' loads
+                         spread over their tokens (BENCH_USERS, default 1: one hot user)
   --pg                   also run the gateway on PostgreSQL (BENCH_PG=1; BENCH_PG_URL, default
                          postgres://postgres@127.0.0.1:5432/postgres: a temporary database is made and dropped)
   --peer-version V       version of @portkey-ai/gateway to install (BENCH_PEER_VERSION, default latest)
@@ -76,6 +83,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       warmup: { type: "string" },
       rounds: { type: "string" },
       "first-events": { type: "string" },
+      users: { type: "string" },
       pg: { type: "boolean" },
       "peer-version": { type: "string" },
       "peer-dir": { type: "string" },
@@ -109,6 +117,8 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
   }
   const connections = Math.round(number(values.connections ?? env.BENCH_CONNECTIONS, quick ? 8 : 32, "--connections"));
   if (connections < 1) throw new Error("--connections must be at least 1");
+  const users = Math.round(number(values.users ?? env.BENCH_USERS, 1, "--users"));
+  if (users < 1) throw new Error("--users must be at least 1");
   return {
     upstream,
     quick,
@@ -120,6 +130,7 @@ export function readOptions(argv: string[], env: NodeJS.ProcessEnv): BenchOption
       1,
       Math.round(number(values["first-events"] ?? env.BENCH_FIRST_EVENTS, quick ? 5 : 40, "--first-events")),
     ),
+    users,
     postgres: values.pg === true || /^(1|true|yes)$/i.test(env.BENCH_PG ?? ""),
     postgresUrl: env.BENCH_PG_URL || "postgres://postgres@127.0.0.1:5432/postgres",
     peerVersion: values["peer-version"] ?? env.BENCH_PEER_VERSION ?? "latest",

@@ -71,6 +71,48 @@ function loadTable(results: BenchResults, phase: Phase): string[] {
   return rows;
 }
 
+/**
+ * The PostgreSQL gateway against the SQLite one, load by load, for the users of this run (one hot
+ * user, or many): requests per second at least 50% of SQLite's, CPU per request within 1.3x.
+ */
+function postgresTable(results: BenchResults): string[] {
+  const sqlite = results.targets.find((t) => t.id === "gateway-sqlite");
+  const postgres = results.targets.find((t) => t.id === "gateway-postgres");
+  if (!sqlite || !postgres) return [];
+  const users = results.settings.users ?? 1;
+  const who = users === 1 ? "one hot user" : `${users} users`;
+  const server = (r: LoadResult) => r.cpu?.find((c) => c.name === "server")?.msPerRequest ?? Number.NaN;
+  const titles = { generate: "generateContent", stream: "streamGenerateContent", chat: "chat completions" } as const;
+  const rows: string[] = [];
+  for (const phase of ["generate", "stream", "chat"] as const) {
+    const pg = roundsOf(postgres, phase);
+    const lite = roundsOf(sqlite, phase);
+    if (!pg || !lite) continue;
+    const rate = medianRatio(pg, lite, (r) => r.requestsPerSecond);
+    const cpu = medianRatio(pg, lite, server);
+    const verdict =
+      rate === null || cpu === null || !Number.isFinite(cpu)
+        ? "not measured"
+        : rate >= 0.5 && cpu <= 1.3
+          ? "met"
+          : "missed";
+    rows.push(
+      `| ${titles[phase]}, ${who} | ${rate === null ? "n/a" : `${fixed(rate * 100)}%`} | ${cpu === null || !Number.isFinite(cpu) ? "n/a" : `${fixed(cpu, 2)}x`} | ${verdict} |`,
+    );
+  }
+  if (rows.length === 0) return [];
+  return [
+    "### PostgreSQL against SQLite",
+    "",
+    `The two gateways of this run, ${users === 1 ? "one user behind one token" : `the load spread over ${users} users, each behind a token of its own`}. Goal: requests per second at least 50% of SQLite's and server CPU per request within 1.3x of SQLite's (medians of the per-round ratios).`,
+    "",
+    "| load | req/s vs SQLite | CPU µs/req vs SQLite | verdict |",
+    "|---|---:|---:|---|",
+    ...rows,
+    "",
+  ];
+}
+
 function firstEventTable(results: BenchResults): string[] {
   const bare = results.targets.find((t) => t.id === "bare-relay")?.firstEvent;
   const rows = [
@@ -162,6 +204,11 @@ export function renderReport(results: BenchResults, tasksSection: string | null,
       : "- Upstream: the upstream simulator (`src/simulator/`): it parses every request and builds every answer, and on a 2-core machine its own CPU sets much of the pace; these loads show the whole system.",
     `- Machine: ${m.cpus} cpus (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}.`,
     `- Load: autocannon, ${s.connections} connections, ${s.durationSeconds} s per measurement after ${s.warmupSeconds} s of warm-up; requests per second count 2xx answers only.`,
+    ...(s.users && s.users > 1
+      ? [
+          `- Users: ${s.users} users on each gateway, each with a token and ample quota; every connection sends their keys in turn, so the gateways' loads are spread evenly over them (the other paths take no key of their own).`,
+        ]
+      : []),
     `- ${s.rounds ?? 1} round${(s.rounds ?? 1) === 1 ? "" : "s"} of each load: in every round each path is loaded once, one after the other. A figure is the median over the rounds; a ratio is the median of the ratios of each round, so that it compares two paths under the same state of the machine.`,
     `- Server CPU: user + system CPU time of the process that answered (the ${upstreamName} for direct), per answered request, from /proc; it moves less than requests per second when the machine is shared.`,
     `- Gemini model \`${s.model}\` on a \`gemini\` channel: three chunks of text per answer; prompt "${s.prompt}".`,
@@ -185,6 +232,7 @@ export function renderReport(results: BenchResults, tasksSection: string | null,
     ...(results.targets.some((t) => t.chat)
       ? ["### Chat completions (stream: true)", "", ...loadTable(results, "chat"), ""]
       : []),
+    ...postgresTable(results),
     "### Time to first event",
     "",
     `${s.firstEventRequests} streams one after another on one connection, without other load. The ${upstreamName} sends the`,

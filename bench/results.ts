@@ -98,6 +98,8 @@ export interface BenchResults {
     firstEventPrompt: string;
     /** The model of the chat load, on an `openai-chat` channel. */
     chatModel?: string;
+    /** Users of each gateway, its loads spread over their tokens; absent: one user (a hot user). */
+    users?: number;
   };
   peer: {
     package: string;

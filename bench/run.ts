@@ -120,6 +120,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
       streamPrompt: PROMPT,
       firstEventPrompt: FIRST_EVENT_PROMPT,
       chatModel: CHAT_MODEL,
+      ...(options.users > 1 ? { users: options.users } : {}),
     },
     peer: { package: PEER_PACKAGE, version: null, node: process.version, works: false },
     targets: [],
@@ -140,8 +141,10 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
   log(
     `  ${options.upstream} upstream, ${options.connections} connections, ${options.rounds} rounds of ${options.durationSeconds} s per load (+${options.warmupSeconds} s warm-up), ${options.firstEventRequests} streams for first event`,
   );
+  if (options.users > 1)
+    log(`  ${options.users} users per gateway, each with its token: the gateways' loads spread over them`);
   const profileFile = (phase: string) => path.join(runDir, `gateway-${phase}.cpuprofile`);
-  const gateways: { id: TargetId; child: RunningChild; url: string; token: string }[] = [];
+  const gateways: { id: TargetId; child: RunningChild; url: string; token: string; tokens: string[] }[] = [];
   try {
     const upstream = await children.start({
       name: options.upstream === "minimal" ? "minimal upstream" : "simulator",
@@ -201,13 +204,14 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         logFile: path.join(runDir, `${store.id}.log`),
         ready: { kind: "ipc" },
       });
-      const { token } = await provisionGateway(
+      const { token, tokens } = await provisionGateway(
         child.url,
         adminKey,
         { url: upstream.url, key: UPSTREAM_KEY },
         { gemini: [MODEL, IMAGE_MODEL, PACED_MODEL], chat: [CHAT_MODEL], priced: [PACED_MODEL, CHAT_MODEL] },
+        options.users,
       );
-      gateways.push({ id: store.id, child, url: child.url, token });
+      gateways.push({ id: store.id, child, url: child.url, token, tokens });
       log(`  ${store.label} ${child.url} (pid ${child.pid})`);
     }
 
@@ -216,11 +220,18 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
 
     // The targets, each with the request of each load: Gemini paths as Gemini clients call them,
     // chat as OpenAI clients do (the gateway's over an `openai-chat` channel).
-    const relayed = (base: string, key: string) => ({
-      request: (phase: Phase) =>
-        phase === "chat" ? chatRequest(base, key) : geminiRequest(base, key, phase === "stream"),
-      firstEvent: () => geminiRequest(base, key, true, FIRST_EVENT_PROMPT, PACED_MODEL),
-    });
+    // With several keys (a gateway's users), each load is spread over them.
+    const relayed = (base: string, key: string, keys: string[] = [key]) => {
+      const build = (phase: Phase, k: string) =>
+        phase === "chat" ? chatRequest(base, k) : geminiRequest(base, k, phase === "stream");
+      return {
+        request: (phase: Phase): LoadRequest =>
+          keys.length > 1
+            ? { ...build(phase, key), headerSets: keys.map((k) => build(phase, k).headers) }
+            : build(phase, key),
+        firstEvent: () => geminiRequest(base, key, true, FIRST_EVENT_PROMPT, PACED_MODEL),
+      };
+    };
     const plans: Plan[] = [
       {
         result: { id: "direct", label: "direct", description: `straight to the ${upstream.name}`, available: true },
@@ -237,7 +248,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
         child: relay,
         ...relayed(relay.url, UPSTREAM_KEY),
       },
-      ...gateways.map(({ id, child, url, token }) => ({
+      ...gateways.map(({ id, child, url, token, tokens }) => ({
         result: {
           id,
           label: child.name,
@@ -245,7 +256,7 @@ export async function runBench(options: BenchOptions, log: (line: string) => voi
           available: true,
         },
         child,
-        ...relayed(url, token),
+        ...relayed(url, token, tokens),
       })),
       {
         result: {

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { PreparingClient } from "./postgres/fixed-statement.js";
 import type { Database } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
 import type { GroupCommit } from "./sqlite/group-commit.js";
@@ -61,6 +62,8 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     max: options.poolSize ?? 10,
     types: pgTypes(),
     connectionTimeoutMillis: 5000,
+    // The hot path's statements of fixed text are prepared once per connection.
+    Client: PreparingClient,
   });
   // An idle client that loses its connection must not crash the process.
   pool.on("error", () => {});

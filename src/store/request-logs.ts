@@ -1,5 +1,6 @@
 import type { Insertable, Kysely } from "kysely";
 import type { Store } from "./database.js";
+import { fixedStatement } from "./postgres/fixed-statement.js";
 import type { Database, RequestLogsTable } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
 import type { GroupCommit } from "./sqlite/group-commit.js";
@@ -64,6 +65,39 @@ function sqliteInsert(sqlite: SqliteConnection, commits: GroupCommit): RequestLo
     });
 }
 
+/** PostgreSQL: every row of a flush in one insert of fixed text, each column an array. */
+const POSTGRES_INSERT = fixedStatement(
+  `insert into request_logs (${COLUMNS.join(", ")})
+  select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
+    $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[])`,
+);
+
+function postgresInsert(db: Kysely<Database>): RequestLogInsert {
+  return async (rows) => {
+    const columns = COLUMNS.map(() => [] as unknown[]);
+    for (const r of rows) {
+      const values = [
+        r.created_at,
+        r.request_id,
+        r.user_id ?? null,
+        r.token_id ?? null,
+        r.channel_id ?? null,
+        r.surface,
+        r.model,
+        r.prompt_tokens,
+        r.completion_tokens,
+        r.cached_tokens,
+        r.quota,
+        r.latency_ms,
+        r.status,
+        r.error ?? null,
+      ];
+      for (const [i, v] of values.entries()) columns[i]?.push(v);
+    }
+    await POSTGRES_INSERT(db, columns);
+  };
+}
+
 /** Multi-row inserts of at most ROWS_PER_STATEMENT rows through the query builder. */
 function builderInsert(db: Kysely<Database>): RequestLogInsert {
   return async (rows) => {
@@ -79,10 +113,12 @@ function builderInsert(db: Kysely<Database>): RequestLogInsert {
 /**
  * How request-log rows reach a store. On SQLite a prepared single-row insert per row joins the
  * next group commit: a multi-row insert of a few hundred rows is a new statement text almost every
- * time, compiled and prepared again, and held the event loop for milliseconds.
+ * time, compiled and prepared again, and held the event loop for milliseconds. On PostgreSQL one
+ * statement of fixed text takes every row of a flush as arrays, one per column.
  */
 export function requestLogInsert(store: Store): RequestLogInsert {
-  return store.sqlite && store.commits ? sqliteInsert(store.sqlite, store.commits) : builderInsert(store.db);
+  if (store.sqlite && store.commits) return sqliteInsert(store.sqlite, store.commits);
+  return store.dialect === "postgres" ? postgresInsert(store.db) : builderInsert(store.db);
 }
 
 /**

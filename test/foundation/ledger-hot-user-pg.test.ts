@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GatewayError } from "../../src/core/errors.js";
@@ -163,6 +163,42 @@ describe.skipIf(!HAS_PG)("one hot user on PostgreSQL", () => {
     expect(rejected.every((r) => (r.reason as GatewayError).errorName === "GW_ERR_TOKEN_QUOTA_EXCEEDED")).toBe(true);
     expect(await books(ledger, userId, tokenId)).toMatchObject({ tokenUsed: 980, ledgerSum: 100_000 - 980, open: 14 });
   });
+  it("prepares each batch statement once per connection, by name, whatever the batch's size", async () => {
+    // One connection, so that every batch runs where the statements were prepared.
+    const own = openStore(url, { poolSize: 1 });
+    try {
+      const { userId, tokenId } = await hotUser(100_000);
+      const ledger = Ledger.forStore(own);
+      const prepared = async () =>
+        (
+          await sql<{ name: string; calls: number }>`
+            select name, generic_plans + custom_plans as calls from pg_prepared_statements order by name`.execute(
+            own.db,
+          )
+        ).rows.map((r) => ({ name: r.name, calls: Number(r.calls) }));
+      for (const [n, tag] of [
+        [2, "p1"],
+        [7, "p2"],
+        [30, "p3"],
+      ] as const) {
+        await holds(ledger, userId, tokenId, n, 10, tag);
+        await Promise.all(Array.from({ length: n }, (_, i) => ledger.settle(`content:${tag}-${i}`, 4)));
+      }
+      // Three batches of holds (one write each) and three of settlements (a close and a write each).
+      const after = await prepared();
+      expect(after).toHaveLength(2);
+      for (const p of after) expect(p.name).toMatch(/^mg_fixed_\d+$/);
+      expect(after.reduce((sum, p) => sum + p.calls, 0)).toBe(9);
+      expect(await books(ledger, userId, tokenId)).toMatchObject({
+        usedQuota: 39 * 4,
+        ledgerSum: 100_000 - 39 * 4,
+        open: 0,
+      });
+    } finally {
+      await own.close();
+    }
+  });
+
   it("stays exact with two instances batching the same users at once", async () => {
     const second = openStore(url, { poolSize: 4 });
     try {

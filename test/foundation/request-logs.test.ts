@@ -69,5 +69,27 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const full = rows.find((r) => r.request_id === "batch-1");
       expect(full).toMatchObject(FULL_ROW);
     });
+
+    it("keeps text as written (quotes, braces, backslashes, commas, the word NULL) and drops only a row the store refuses", async () => {
+      const logs = gw.gateway.ctx.requestLogs;
+      const now = Math.floor(Date.now() / 1000);
+      const texts = ['a "quoted", {braced} \\ back\\slash', "NULL", "", " spaced ", "ünï\ncode"];
+      texts.forEach((text, i) => {
+        logs.log({ created_at: now, request_id: `text-${i}`, ...FULL_ROW, model: text, error: text });
+      });
+      // A 32-bit status out of range: the store refuses this row (and its batch), the others are written.
+      logs.log({ created_at: now, request_id: "text-refused", ...FULL_ROW, status: 2 ** 40 });
+      await logs.flush();
+      const rows = await gw.gateway.ctx.store.db
+        .selectFrom("request_logs")
+        .select(["request_id", "model", "error"])
+        .where("request_id", "like", "text-%")
+        .orderBy("request_id")
+        .execute();
+      const expected = texts.map((text, i) => ({ request_id: `text-${i}`, model: text, error: text }));
+      expect(rows).toEqual(
+        kind === "postgres" ? expected : [...expected, expect.objectContaining({ request_id: "text-refused" })],
+      );
+    });
   });
 }

@@ -1,10 +1,12 @@
-import { sql } from "kysely";
 import { type BatchedMove, type RowMove, rowMoves } from "../../core/ledger/batch-rules.js";
 import type { ChargeOpening, ClosingRow, OpenCharge } from "../../core/ledger/charge-rules.js";
-import { type Executor, ledgerValues, openChargeValues } from "../ledger-statements.js";
+import type { Executor } from "../ledger-statements.js";
+import { fixedStatement } from "./fixed-statement.js";
 import type { LedgerOp } from "./ledger-op.js";
 
 // The statements of a batch of ledger operations on PostgreSQL: one per kind, for the whole batch.
+// Each has one text whatever the batch's size (its rows go in as arrays, one per column, that the
+// statement unnests), so that none is built or compiled per batch.
 
 /** A row of the ledger as a batch writes it. */
 export interface BatchRow {
@@ -13,28 +15,33 @@ export interface BatchRow {
   note: string;
 }
 
+const CLOSE_ALL = fixedStatement<{ reference: string; user_id: number; token_id: number | null; held: number }>(
+  `update charges set state = v.state, settled = v.settled, close_reason = v.reason, closed_at = $5::bigint
+  from unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) as v(reference, state, settled, reason)
+  where charges.reference = v.reference and charges.state = 'open'
+  returning charges.reference, charges.user_id, charges.token_id, charges.held`,
+);
+
 /** One compare-and-set closing every charge of the batch that is open: the charges as they were. */
 export async function closeAll(
   trx: Executor,
   items: readonly { op: LedgerOp }[],
   now: number,
 ): Promise<Map<string, OpenCharge>> {
-  const values = items.flatMap(({ op }) =>
-    op.kind === "hold"
-      ? []
-      : [
-          op.kind === "refund"
-            ? sql`(${op.reference}, 'refunded', null::bigint, ${op.note.slice(0, 200)})`
-            : sql`(${op.reference}, 'settled', ${op.actual}::bigint, ${op.note.slice(0, 200)})`,
-        ],
-  );
+  const references: string[] = [];
+  const states: string[] = [];
+  const settled: (number | null)[] = [];
+  const reasons: string[] = [];
+  for (const { op } of items) {
+    if (op.kind === "hold") continue;
+    references.push(op.reference);
+    states.push(op.kind === "refund" ? "refunded" : "settled");
+    settled.push(op.kind === "refund" ? null : op.actual);
+    reasons.push(op.note.slice(0, 200));
+  }
   const found = new Map<string, OpenCharge>();
-  if (values.length === 0) return found;
-  const res = await sql<{ reference: string; user_id: number; token_id: number | null; held: number }>`
-    update charges set state = v.state, settled = v.settled, close_reason = v.reason, closed_at = ${now}
-    from (values ${sql.join(values)}) as v(reference, state, settled, reason)
-    where charges.reference = v.reference and charges.state = 'open'
-    returning charges.reference, charges.user_id, charges.token_id, charges.held`.execute(trx);
+  if (references.length === 0) return found;
+  const res = await CLOSE_ALL(trx, [references, states, settled, reasons, now]);
   for (const r of res.rows) {
     found.set(r.reference, {
       userId: Number(r.user_id),
@@ -45,33 +52,127 @@ export async function closeAll(
   return found;
 }
 
-/** One insert of every ledger row, one of every opened charge: the references of those opened. */
+/**
+ * Every write of a batch in one statement: the ledger rows, the charges opened (state `open`, as
+ * `openChargeValues` writes them), and the users' and tokens' sums moved (the takes only where they
+ * fit: the hold rule against the balance before the give-backs, the token's limit; the give-backs
+ * always). Its parts touch four different tables, so that running them in one statement (one
+ * snapshot) is the same as running them one after another.
+ */
+const WRITE_BATCH = fixedStatement<{
+  what: "ledger" | "charge" | "user" | "token";
+  reference: string | null;
+  id: number | null;
+}>(
+  `with l as (
+    insert into ledger (user_id, token_id, kind, amount, reference, note, created_at)
+    select r.user_id, r.token_id, r.kind, r.amount, r.reference, r.note, $19::bigint
+    from unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[])
+      as r(user_id, token_id, kind, amount, reference, note)
+    on conflict (reference, kind) do nothing
+    returning reference, kind
+  ), c as (
+    insert into charges (reference, user_id, token_id, state, held, seen, settled, close_by, instance, created_at, closed_at)
+    select h.reference, h.user_id, h.token_id, 'open', h.held, null, null, h.close_by, h.instance, $19::bigint, null
+    from unnest($7::text[], $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::text[])
+      as h(reference, user_id, token_id, held, close_by, instance)
+    on conflict (reference) do nothing
+    returning reference
+  ), u as (
+    update users set quota = users.quota - v.take + v.give, used_quota = users.used_quota + v.take - v.give,
+      updated_at = $19::bigint
+    from unnest($13::bigint[], $14::bigint[], $15::bigint[]) as v(id, take, give)
+    where users.id = v.id and (v.take = 0 or users.quota + users.credit_line >= v.take)
+    returning users.id
+  ), t as (
+    update tokens set used_quota = tokens.used_quota + v.take - v.give, updated_at = $19::bigint
+    from unnest($16::bigint[], $17::bigint[], $18::bigint[]) as v(id, take, give)
+    where tokens.id = v.id
+      and (v.take = 0 or tokens.quota_limit is null or tokens.quota_limit - tokens.used_quota >= v.take)
+    returning tokens.id
+  )
+  select 'ledger' as what, reference, null::bigint as id from l where kind = 'charge'
+  union all select 'charge', reference, null from c
+  union all select 'user', null, id from u
+  union all select 'token', null, id from t`,
+);
+
+/** What a batch's writes did: the holds whose charge was opened, the rows whose sums moved. */
+export interface Written {
+  opened: Set<string>;
+  moved: { users: Set<number>; tokens: Set<number> };
+}
+
+/**
+ * Writes `rows` to the ledger, opens the charges of `holds`, and moves the users' and tokens'
+ * sums, in one statement. A hold counts as opened when both its charge row and its ledger row
+ * were written (a reference already taken writes neither).
+ */
+export async function writeBatch(
+  trx: Executor,
+  write: {
+    rows: readonly BatchRow[];
+    holds: readonly Extract<LedgerOp, { kind: "hold" }>[];
+    users: readonly RowMove[];
+    tokens: readonly RowMove[];
+  },
+  now: number,
+): Promise<Written> {
+  const { rows, holds, users, tokens } = write;
+  const ledger = { user: [] as number[], token: [] as (number | null)[], kind: [] as string[], amount: [] as number[] };
+  const ledgerText = { reference: [] as string[], note: [] as string[] };
+  for (const { row, reference, note } of rows) {
+    ledger.user.push(row.userId);
+    ledger.token.push(row.tokenId);
+    ledger.kind.push(row.kind);
+    ledger.amount.push(row.amount);
+    ledgerText.reference.push(reference);
+    ledgerText.note.push(note);
+  }
+  const sums = (moves: readonly RowMove[]) => [
+    moves.map((m) => m.id),
+    moves.map((m) => m.take),
+    moves.map((m) => m.give),
+  ];
+  const res = await WRITE_BATCH(trx, [
+    ledger.user,
+    ledger.token,
+    ledger.kind,
+    ledger.amount,
+    ledgerText.reference,
+    ledgerText.note,
+    holds.map((h) => h.opening.row.reference),
+    holds.map((h) => h.opening.row.userId),
+    holds.map((h) => h.opening.row.tokenId),
+    holds.map((h) => h.opening.held),
+    holds.map((h) => h.meta.closeBy),
+    holds.map((h) => h.meta.instance),
+    ...sums(users),
+    ...sums(tokens),
+    now,
+  ]);
+  const charged = new Set<string>();
+  const chargeOpened: string[] = [];
+  const written: Written = { opened: new Set(), moved: { users: new Set(), tokens: new Set() } };
+  for (const r of res.rows) {
+    if (r.what === "ledger") charged.add(r.reference as string);
+    else if (r.what === "charge") chargeOpened.push(r.reference as string);
+    else if (r.what === "user") written.moved.users.add(Number(r.id));
+    else written.moved.tokens.add(Number(r.id));
+  }
+  for (const reference of chargeOpened) if (charged.has(reference)) written.opened.add(reference);
+  return written;
+}
+
+/** One statement writing every ledger row and opening every charge: the references of those opened. */
 export async function insertRows(
   trx: Executor,
   rows: BatchRow[],
   holds: Extract<LedgerOp, { kind: "hold" }>[],
   now: number,
 ): Promise<Set<string>> {
-  const charged = new Set<string>();
-  if (rows.length > 0) {
-    const inserted = await trx
-      .insertInto("ledger")
-      .values(rows.map(({ row, reference, note }) => ledgerValues(row, reference, note, now)))
-      .onConflict((oc) => oc.columns(["reference", "kind"]).doNothing())
-      .returning(["reference", "kind"])
-      .execute();
-    for (const r of inserted) if (r.kind === "charge") charged.add(r.reference);
-  }
-  const opened = new Set<string>();
-  if (holds.length === 0) return opened;
-  const inserted = await trx
-    .insertInto("charges")
-    .values(holds.map(({ opening, meta }) => openChargeValues(opening, meta, now)))
-    .onConflict((oc) => oc.column("reference").doNothing())
-    .returning("reference")
-    .execute();
-  for (const r of inserted) if (charged.has(r.reference)) opened.add(r.reference);
-  return opened;
+  if (rows.length === 0 && holds.length === 0) return new Set();
+  return (await writeBatch(trx, { rows, holds, users: [], tokens: [] }, now)).opened;
 }
 
 /**
@@ -86,30 +187,6 @@ export function moveRows(trx: Executor, moves: BatchedMove[], now: number) {
 
 /** The statement of moveRows, for sums already made (a user without a token move is fine). */
 export async function moveSums(trx: Executor, users: RowMove[], tokens: RowMove[], now: number) {
-  const moved = { users: new Set<number>(), tokens: new Set<number>() };
-  if (users.length === 0 && tokens.length === 0) return moved;
-  const values = (rows: typeof users) =>
-    sql.join(rows.map((r) => sql`(${r.id}::bigint, ${r.take}::bigint, ${r.give}::bigint)`));
-  const none = sql`select null::bigint as id where false`;
-  const userPart =
-    users.length === 0
-      ? none
-      : sql`update users set quota = users.quota - v.take + v.give, used_quota = users.used_quota + v.take - v.give,
-          updated_at = ${now}
-          from (values ${values(users)}) as v(id, take, give)
-          where users.id = v.id and (v.take = 0 or users.quota + users.credit_line >= v.take)
-          returning users.id`;
-  const tokenPart =
-    tokens.length === 0
-      ? none
-      : sql`update tokens set used_quota = tokens.used_quota + t.take - t.give, updated_at = ${now}
-          from (values ${values(tokens)}) as t(id, take, give)
-          where tokens.id = t.id
-            and (t.take = 0 or tokens.quota_limit is null or tokens.quota_limit - tokens.used_quota >= t.take)
-          returning tokens.id`;
-  const res = await sql<{ what: string; id: number }>`
-    with u as (${userPart}), t as (${tokenPart})
-    select 'user' as what, id from u union all select 'token' as what, id from t`.execute(trx);
-  for (const r of res.rows) (r.what === "user" ? moved.users : moved.tokens).add(Number(r.id));
-  return moved;
+  if (users.length === 0 && tokens.length === 0) return { users: new Set<number>(), tokens: new Set<number>() };
+  return (await writeBatch(trx, { rows: [], holds: [], users, tokens }, now)).moved;
 }

@@ -1,6 +1,6 @@
-import { sql } from "kysely";
+import { CompiledQuery } from "kysely";
 import { unixNow } from "../../core/ids.js";
-import { type BatchedMove, batchesByReference, usersToRunAlone } from "../../core/ledger/batch-rules.js";
+import { type BatchedMove, batchesByReference, rowMoves, usersToRunAlone } from "../../core/ledger/batch-rules.js";
 import {
   closed,
   NOT_APPLIED,
@@ -10,9 +10,12 @@ import {
   settleRow,
 } from "../../core/ledger/charge-rules.js";
 import type { Executor } from "../ledger-statements.js";
-import { type BatchRow, closeAll, insertRows, moveRows } from "./batch-statements.js";
+import { type BatchRow, closeAll, writeBatch } from "./batch-statements.js";
 import { runInOrder } from "./ledger-in-order.js";
 import { type LedgerOp, type OpOutcome, type OpResult, runAlone } from "./ledger-op.js";
+
+/** A statement of fixed text and no parameters. */
+const run = (trx: Executor, text: string) => trx.executeQuery(CompiledQuery.raw(text));
 
 interface Item {
   i: number;
@@ -34,10 +37,10 @@ export async function runBatch(trx: Executor, ops: readonly LedgerOp[]): Promise
 }
 
 async function runPart(trx: Executor, part: Item[], outcomes: OpOutcome[]): Promise<void> {
-  let together = part.length > 1 ? part : [];
+  let together = part;
   const alone = new Set<number>();
   while (together.length > 0) {
-    await sql`savepoint ledger_batch`.execute(trx);
+    await run(trx, "savepoint ledger_batch");
     let tried: Tried | null;
     try {
       tried = await tryTogether(trx, together);
@@ -51,7 +54,7 @@ async function runPart(trx: Executor, part: Item[], outcomes: OpOutcome[]): Prom
       for (const [k, item] of together.entries()) outcomes[item.i] = { ok: true, value: tried.results[k] };
       break;
     }
-    await sql`rollback to savepoint ledger_batch`.execute(trx);
+    await run(trx, "rollback to savepoint ledger_batch");
     if (!tried) break;
     for (const u of tried.alone) alone.add(u);
     const users = tried.users;
@@ -63,11 +66,11 @@ async function runPart(trx: Executor, part: Item[], outcomes: OpOutcome[]): Prom
   const rest = part.filter((item) => outcomes[item.i] === undefined);
   if (rest.length > 1 && (await runInOrder(trx, rest, outcomes))) return;
   for (const item of rest) {
-    await sql`savepoint ledger_one`.execute(trx);
+    await run(trx, "savepoint ledger_one");
     try {
       outcomes[item.i] = { ok: true, value: await runAlone(trx, item.op) };
     } catch (error) {
-      await sql`rollback to savepoint ledger_one`.execute(trx);
+      await run(trx, "rollback to savepoint ledger_one");
       outcomes[item.i] = { ok: false, error };
     }
   }
@@ -109,8 +112,7 @@ async function tryTogether(trx: Executor, items: Item[]): Promise<Tried> {
     rows.push({ row: closing.row, reference: op.reference, note: op.note });
     results.push(closed(closing.row));
   }
-  const opened = await insertRows(trx, rows, holds, now);
-  const moved = await moveRows(trx, moves, now);
+  const { opened, moved } = await writeBatch(trx, { rows, holds, ...rowMoves(moves) }, now);
   const alone = usersToRunAlone(moves, moved);
   for (const hold of holds) if (!opened.has(hold.reference)) alone.add(hold.opening.row.userId);
   return { results, alone, users };
