@@ -6,6 +6,8 @@
  *   BENCH_DATA_DIR      folder for blobs (images) and the SQLite file
  *   BENCH_ADMIN_KEY     admin key the benchmark uses to create users, tokens and channels
  *   BENCH_LOG_LEVEL     log level (default info: the gateway logs every request as in production)
+ *   BENCH_TASK_SETTINGS JSON of the `tasks` settings to override (poll interval, worker tick...), for
+ *                       the task loads
  * Logs go to stdout, which the benchmark sends to a file. Listens on 127.0.0.1, free port.
  * Speaks the child side of the benchmark's process protocol (child-process-ipc.ts, cpu-profiler.ts)
  * itself, since those are TypeScript.
@@ -21,6 +23,7 @@ function required(name) {
   return value;
 }
 
+const tasks = process.env.BENCH_TASK_SETTINGS ? JSON.parse(process.env.BENCH_TASK_SETTINGS) : undefined;
 const config = loadConfig(
   {},
   {
@@ -30,6 +33,7 @@ const config = loadConfig(
     databaseUrl: required("BENCH_DATABASE_URL"),
     adminKey: required("BENCH_ADMIN_KEY"),
     logLevel: process.env.BENCH_LOG_LEVEL ?? "info",
+    ...(tasks ? { tasks } : {}),
   },
 );
 const gateway = await buildGateway(config);

@@ -1,6 +1,6 @@
 /**
  * Task submit load with every party in a process of its own, so that the gateway's own rate and
- * CPU show: the compiled gateway (bench/tasks-gateway-entry.mjs), the upstream simulator
+ * CPU show: the compiled gateway (bench/gateway-entry.mjs), the upstream simulator
  * (bench/tasks-simulator-entry.ts) and autocannon's client in this process. Measured: submits
  * answered 200 per second, their latency, and each server's CPU per submit from /proc.
  *
@@ -72,7 +72,7 @@ export async function runSubmitLoad(options: SubmitLoadOptions) {
     });
     const gateway = await children.start({
       name: "gateway",
-      args: [...options.gatewayNodeArgs, path.join(gatewayRoot, "bench/tasks-gateway-entry.mjs")],
+      args: [...options.gatewayNodeArgs, path.join(gatewayRoot, "bench/gateway-entry.mjs")],
       cwd: gatewayRoot,
       env: {
         ...process.env,

@@ -30,6 +30,26 @@ const COLUMNS = [
   "error",
 ] as const;
 
+/** A row's values in the order of COLUMNS. */
+function rowValues(r: RequestLogEntry): unknown[] {
+  return [
+    r.created_at,
+    r.request_id,
+    r.user_id ?? null,
+    r.token_id ?? null,
+    r.channel_id ?? null,
+    r.surface,
+    r.model,
+    r.prompt_tokens,
+    r.completion_tokens,
+    r.cached_tokens,
+    r.quota,
+    r.latency_ms,
+    r.status,
+    r.error ?? null,
+  ];
+}
+
 /** One prepared single-row insert per row, in the store's next group commit. */
 function sqliteInsert(sqlite: SqliteConnection, commits: GroupCommit): RequestLogInsert {
   let insertAll: ((rows: RequestLogEntry[]) => void) | null = null;
@@ -39,22 +59,7 @@ function sqliteInsert(sqlite: SqliteConnection, commits: GroupCommit): RequestLo
     );
     return sqlite.transaction((rows: RequestLogEntry[]) => {
       for (const r of rows) {
-        insert.run(
-          r.created_at,
-          r.request_id,
-          r.user_id ?? null,
-          r.token_id ?? null,
-          r.channel_id ?? null,
-          r.surface,
-          r.model,
-          r.prompt_tokens,
-          r.completion_tokens,
-          r.cached_tokens,
-          r.quota,
-          r.latency_ms,
-          r.status,
-          r.error ?? null,
-        );
+        insert.run(...rowValues(r));
       }
     });
   };
@@ -76,23 +81,7 @@ function postgresInsert(db: Kysely<Database>): RequestLogInsert {
   return async (rows) => {
     const columns = COLUMNS.map(() => [] as unknown[]);
     for (const r of rows) {
-      const values = [
-        r.created_at,
-        r.request_id,
-        r.user_id ?? null,
-        r.token_id ?? null,
-        r.channel_id ?? null,
-        r.surface,
-        r.model,
-        r.prompt_tokens,
-        r.completion_tokens,
-        r.cached_tokens,
-        r.quota,
-        r.latency_ms,
-        r.status,
-        r.error ?? null,
-      ];
-      for (const [i, v] of values.entries()) columns[i]?.push(v);
+      for (const [i, v] of rowValues(r).entries()) columns[i]?.push(v);
     }
     await POSTGRES_INSERT(db, columns);
   };
