@@ -82,10 +82,16 @@ describe("write-ahead log checkpoints on a thread of their own", () => {
       }
     }
     await store.close();
-    // Bounded near the main connection's own threshold (4,000 pages, 16 MiB; more while a round of
-    // the checkpoint thread holds the checkpoint when that threshold is reached, and more again on a
-    // machine so busy that the thread is starved mid-round), not by the 160 MiB written.
-    expect(largestLog).toBeLessThan(96 * 1024 * 1024);
+    // Bounded near the main connection's own threshold (4,000 pages, 16 MiB) on a quiet machine;
+    // more while a round of the checkpoint thread holds the checkpoint when that threshold is
+    // reached, and much more when the machine is so busy that the thread is starved mid-round
+    // (138 and 147 MiB seen with the suite's other files loading both cores). A log never started
+    // again would hold a frame for every page written: every row's page and, for each commit, the
+    // pages above it, more than the whole database file. The file's size after the close (every
+    // page folded in) is the bound, so a log that grows with what is written fails.
+    const databaseBytes = statSync(file).size;
+    expect(databaseBytes).toBeGreaterThan(150 * 1024 * 1024);
+    expect(largestLog).toBeLessThan(databaseBytes);
     expect(largestLog).toBeGreaterThan(0);
     const reopened = openSqlite(file, { readonly: true });
     try {
