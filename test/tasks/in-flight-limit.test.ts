@@ -47,7 +47,18 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       // The task ends (as the poller ends it on an upstream failure): one slot is free again.
       const store = new TaskStore(ctx.store.db, ctx.ledger, ctx.store.dialect);
       const first = tasks[0] as (typeof tasks)[number];
-      expect(await store.fail(Number(first.id), first.status, "upstream failed")).toBe(true);
+      // The sender and the poller may move the task on between our read and our fail, and the
+      // fail is conditional on the status read: read again until the fail lands on a fresh one.
+      let failed = false;
+      for (let attempt = 0; attempt < 20 && !failed; attempt++) {
+        const row = await ctx.store.db
+          .selectFrom("tasks")
+          .select("status")
+          .where("id", "=", first.id)
+          .executeTakeFirstOrThrow();
+        failed = await store.fail(Number(first.id), row.status, "upstream failed");
+      }
+      expect(failed).toBe(true);
       const again = await Promise.all(Array.from({ length: 10 }, (_, i) => submit(key, `again ${i}`)));
       expect(again.filter((r) => r.status === 200)).toHaveLength(1);
       const user = await ctx.users.get(userId);
