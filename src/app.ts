@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
-import pino from "pino";
+import pino, { type DestinationStream } from "pino";
 import { createHttpServer, trackHandlers } from "./app-http.js";
 import { buildServices, type GatewayServices } from "./app-services.js";
 import { registerSurfaces } from "./app-surfaces.js";
@@ -12,7 +12,7 @@ import { applyConfiguredCatalog } from "./config-file.js";
 import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
 import { RedisChangeBus } from "./events/redis-change-bus.js";
 import { ExpiredKeysSweeper } from "./idempotency/expired-keys-sweeper.js";
-import { loggerOptions } from "./logger.js";
+import { gatheringDestination, loggerOptions } from "./logger.js";
 import { createGatewayMetrics, installRequestMetrics } from "./metrics/index.js";
 import { installBodyIdleTimeout } from "./net/body-idle-timeout.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
@@ -83,9 +83,9 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await prices.seedDefaults();
   const { hash: adminKeyHash, generated } = await resolveAdminKeyHash(new Settings(store.db), config.adminKey);
 
-  // pino's own destination: lines are buffered while a write is under way and written to stdout
-  // asynchronously (flushed at exit), so a busy gateway pays one write for many lines.
-  const logger = pino(loggerOptions(config.logLevel), options.logStream ?? pino.destination({ dest: 1, sync: false }));
+  // Lines go to stdout asynchronously, gathered into writes of many lines (see gatheringDestination).
+  const destination = options.logStream ? null : gatheringDestination();
+  const logger = pino(loggerOptions(config.logLevel), options.logStream ?? (destination?.stream as DestinationStream));
   const app = createHttpServer(config, logger as FastifyBaseLogger);
 
   // Prices, group ratios and channel seeds from the config file, before any cache is filled.
@@ -214,6 +214,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       unsubscribe();
       await bus.close();
       await store.close();
+      await destination?.stop();
     },
   };
 }

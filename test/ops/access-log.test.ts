@@ -1,7 +1,10 @@
+import fs, { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { AccessLogController, gatheringDestination, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 interface LogLine {
@@ -130,5 +133,46 @@ describe("the access line written directly", () => {
       method: "POST",
       url: "/v1beta/models/m:generateContent?key=[redacted]",
     });
+  });
+});
+
+describe("the gathering log destination", () => {
+  const tempFile = () => path.join(mkdtempSync(path.join(os.tmpdir(), "gateway-log-")), "out.log");
+  // The destination opens its file asynchronously: no file yet is no line yet.
+  const lineCount = (file: string) =>
+    existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean).length : 0;
+
+  it("writes every line, in order, in far fewer write calls than lines logged turn after turn", async () => {
+    const file = tempFile();
+    const writes = vi.spyOn(fs, "write");
+    try {
+      const destination = gatheringDestination(file);
+      const logger = pino(loggerOptions("info"), destination.stream);
+      // One line per timer turn, as requests answered one at a time: each turn's write would have
+      // ended before the next line, so a destination that writes at once writes every line alone.
+      for (let i = 0; i < 200; i++) {
+        logger.info({ i }, "request completed");
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await destination.stop();
+      const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+      expect(lines.map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+      const calls = writes.mock.calls.filter((c) => c[0] === (destination.stream as unknown as { fd: number }).fd);
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls.length).toBeLessThan(30);
+    } finally {
+      writes.mockRestore();
+    }
+  });
+
+  it("writes a lone line of a quiet gateway within a short while, without waiting for more", async () => {
+    const file = tempFile();
+    const destination = gatheringDestination(file);
+    const logger = pino(loggerOptions("info"), destination.stream);
+    logger.info("request completed");
+    const end = Date.now() + 5000;
+    while (lineCount(file) === 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(lineCount(file)).toBe(1);
+    await destination.stop();
   });
 });
