@@ -127,6 +127,20 @@ export function settlementPlan(charge: OpenCharge, actual: number): SettlementPl
     : { within: false, excess: actual - charge.held };
 }
 
+/**
+ * The hold's rules: a hold takes `amount` from a user's balance only while the balance and the
+ * credit line cover it, and adds it to a token's usage only while the token's limit (null: none)
+ * leaves room for it. Every in-memory check of a hold uses these; the stores' conditional
+ * statements are the same rules on the rows.
+ */
+export function userAllows(quota: number, creditLine: number, amount: number): boolean {
+  return quota + creditLine >= amount;
+}
+
+export function tokenAllows(limit: number | null, used: number, amount: number): boolean {
+  return limit === null || limit - used >= amount;
+}
+
 /** What a balance (and a token) can still give before the credit line (and the token's limit). */
 export interface Room {
   quota: number;

@@ -12,6 +12,8 @@ import {
   refundRow,
   settlementPlan,
   settleRow,
+  tokenAllows,
+  userAllows,
 } from "./charge-rules.js";
 
 /** A balance row as read: what it holds and how far below zero it may go. */
@@ -61,9 +63,9 @@ export function decideInOrder(
     if (op.kind === "hold") {
       if (op.amount === 0) return { kind: "hold", refusedBy: null };
       const user = users.get(op.userId);
-      if (!user || user.quota + user.creditLine < op.amount) return { kind: "hold", refusedBy: "user" };
+      if (!user || !userAllows(user.quota, user.creditLine, op.amount)) return { kind: "hold", refusedBy: "user" };
       const token = op.tokenId === null ? null : tokens.get(op.tokenId);
-      if (token === undefined || (token !== null && token.limit !== null && token.limit - token.used < op.amount)) {
+      if (token === undefined || (token !== null && !tokenAllows(token.limit, token.used, op.amount))) {
         return { kind: "hold", refusedBy: "token" };
       }
       move(op.userId, op.tokenId, -op.amount);

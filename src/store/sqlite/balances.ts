@@ -1,4 +1,5 @@
 import { unixNow } from "../../core/ids.js";
+import { tokenAllows, userAllows } from "../../core/ledger/charge-rules.js";
 import type { SqliteConnection, SqliteStatement } from "./connection.js";
 import type { GroupCommit } from "./group-commit.js";
 
@@ -29,14 +30,32 @@ interface TokenRow {
 const of = new WeakMap<GroupCommit, BatchBalances>();
 
 /**
+ * The hold's rules, written once. A hold takes `amount` from the user's balance only while the
+ * balance and the credit line cover it, and adds it to the token's usage only while the token's
+ * limit (if any) leaves room for it. The statements are the rows' form of the rules (parameters:
+ * amount, amount, time, user id, amount; amount, time, token id, amount), the functions their
+ * in-memory form (in the ledger's rules); the ledger's direct path and the batch balances both
+ * use them.
+ */
+export const TAKE_USER_SQL =
+  "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota + credit_line >= ?";
+export const TAKE_TOKEN_SQL =
+  "update tokens set used_quota = used_quota + ?, updated_at = ? where id = ? and (quota_limit is null or quota_limit - used_quota >= ?)";
+/** A give-back (parameters: amount, amount, time, user id; amount, time, token id). */
+export const GIVE_USER_SQL =
+  "update users set quota = quota + ?, used_quota = used_quota - ?, updated_at = ? where id = ?";
+export const GIVE_TOKEN_SQL = "update tokens set used_quota = used_quota - ?, updated_at = ? where id = ?";
+
+/**
  * The balances of users and tokens as the ledger's operations of one group-commit batch move
  * them. Under load the operations of a batch are mostly one user's (a reseller's biggest
  * customer): each used to update the user's row and the token's row once more. Now the first
  * operation of a batch to touch a row updates it as before and reads back what the checks need
  * (balance and credit line, limit and usage); the batch's later operations check and move that in
  * memory, in the order asked, and the batch writes each row's total move once, before its commit.
- * The checks are those of the conditional statements (`quota + credit_line >= amount`, `quota_limit
- * - used_quota >= amount`), on the same values, since nothing else writes during a batch.
+ * The checks are those of the conditional statements (userAllows and tokenAllows, the in-memory
+ * form of TAKE_USER_SQL and TAKE_TOKEN_SQL), on the same values, since nothing else writes during
+ * a batch.
  *
  * Only the batch's first, bare run does this; the guarded run (a savepoint per operation, after an
  * operation threw) and every write outside a batch go straight to the rows, as before.
@@ -69,18 +88,10 @@ export class BatchBalances {
   }
 
   private constructor(db: SqliteConnection) {
-    this.takeUserRow = db.prepare(
-      "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota + credit_line >= ? returning quota, credit_line",
-    );
-    this.takeTokenRow = db.prepare(
-      "update tokens set used_quota = used_quota + ?, updated_at = ? where id = ? and (quota_limit is null or quota_limit - used_quota >= ?) returning quota_limit, used_quota",
-    );
-    this.moveUserRow = db.prepare(
-      "update users set quota = quota + ?, used_quota = used_quota - ?, updated_at = ? where id = ? returning quota, credit_line",
-    );
-    this.moveTokenRow = db.prepare(
-      "update tokens set used_quota = used_quota - ?, updated_at = ? where id = ? returning quota_limit, used_quota",
-    );
+    this.takeUserRow = db.prepare(`${TAKE_USER_SQL} returning quota, credit_line`);
+    this.takeTokenRow = db.prepare(`${TAKE_TOKEN_SQL} returning quota_limit, used_quota`);
+    this.moveUserRow = db.prepare(`${GIVE_USER_SQL} returning quota, credit_line`);
+    this.moveTokenRow = db.prepare(`${GIVE_TOKEN_SQL} returning quota_limit, used_quota`);
     this.writeUser = db.prepare(
       "update users set quota = quota + ?, used_quota = used_quota + ?, updated_at = ? where id = ?",
     );
@@ -105,7 +116,7 @@ export class BatchBalances {
       if (row) this.users.set(userId, userBalance(row));
       return row !== undefined;
     }
-    if (user.quota + user.creditLine < amount) return false;
+    if (!userAllows(user.quota, user.creditLine, amount)) return false;
     user.quota -= amount;
     user.quotaMove -= amount;
     user.usedMove += amount;
@@ -128,7 +139,7 @@ export class BatchBalances {
       if (row) this.tokens.set(tokenId, tokenBalance(row));
       return row !== undefined;
     }
-    if (token.limit !== null && token.limit - token.used < amount) return false;
+    if (!tokenAllows(token.limit, token.used, amount)) return false;
     token.used += amount;
     token.usedMove += amount;
     return true;

@@ -14,7 +14,7 @@ import {
   settlementPlan,
   settleRow,
 } from "../../core/ledger/charge-rules.js";
-import { BatchBalances } from "./balances.js";
+import { BatchBalances, GIVE_TOKEN_SQL, GIVE_USER_SQL, TAKE_TOKEN_SQL, TAKE_USER_SQL } from "./balances.js";
 import type { SqliteConnection, SqliteStatement } from "./connection.js";
 import type { GroupCommit } from "./group-commit.js";
 
@@ -70,12 +70,8 @@ export class SqliteLedger {
     commits?: GroupCommit,
   ) {
     this.balances = commits ? BatchBalances.of(db, commits) : null;
-    this.chargeUser = db.prepare(
-      "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota + credit_line >= ?",
-    );
-    this.chargeToken = db.prepare(
-      "update tokens set used_quota = used_quota + ?, updated_at = ? where id = ? and (quota_limit is null or quota_limit - used_quota >= ?)",
-    );
+    this.chargeUser = db.prepare(TAKE_USER_SQL);
+    this.chargeToken = db.prepare(TAKE_TOKEN_SQL);
     this.insertCharge = db.prepare(
       "insert into ledger (user_id, token_id, kind, amount, reference, note, created_at) values (?, ?, 'charge', ?, ?, ?, ?)",
     );
@@ -91,10 +87,8 @@ export class SqliteLedger {
     );
     this.userRoom = db.prepare("select quota, credit_line from users where id = ?");
     this.tokenRoom = db.prepare("select quota_limit, used_quota from tokens where id = ?");
-    this.moveUser = db.prepare(
-      "update users set quota = quota + ?, used_quota = used_quota - ?, updated_at = ? where id = ?",
-    );
-    this.moveToken = db.prepare("update tokens set used_quota = used_quota - ?, updated_at = ? where id = ?");
+    this.moveUser = db.prepare(GIVE_USER_SQL);
+    this.moveToken = db.prepare(GIVE_TOKEN_SQL);
     this.noteSeen = db.prepare("update charges set seen = ?, close_by = ? where reference = ? and state = 'open'");
 
     this.charge = (input: OpenChargeInput) => {
