@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FastifyInstance } from "fastify";
 
 /**
@@ -6,30 +7,53 @@ import type { FastifyInstance } from "fastify";
  * answer, however slowly it streams to a reading client, is never cut by it. The whole request
  * (headers and body) is bounded separately by the server's request timeout. A request answered
  * before its body has arrived keeps the idle limit while the rest of the body is awaited.
+ *
+ * The timer is armed after the event-loop turn in which the request arrived, and only for a
+ * request whose body is still incomplete then. A body that came in the same reads as its headers
+ * (nearly every API call) has been parsed by then, and costs a place in a list instead of a
+ * socket timer and three listeners (those were 3.5% of the gateway's CPU on a content call).
  */
 export function installBodyIdleTimeout(app: FastifyInstance, idleMs: number): void {
+  let waiting: { raw: IncomingMessage; res: ServerResponse }[] = [];
+  const arm = () => {
+    const requests = waiting;
+    waiting = [];
+    for (const { raw, res } of requests) {
+      if (!raw.complete && !raw.socket.destroyed) armIdleTimer(raw, res, idleMs);
+    }
+  };
   app.addHook("onRequest", (request, reply, done) => {
     const raw = request.raw;
-    const hasBody = raw.headers["transfer-encoding"] !== undefined || Number(raw.headers["content-length"] ?? 0) > 0;
-    if (hasBody && !raw.complete) {
-      const socket = raw.socket;
-      // Only a body still arriving is cut: once the request is complete the answer may take its time
-      // (a slow stream), whether or not the body's "end" was seen yet.
-      const cut = () => {
-        if (raw.complete) socket.setTimeout(0);
-        else socket.destroy();
-      };
-      socket.setTimeout(idleMs, cut);
-      raw.once("end", () => {
-        socket.setTimeout(0);
-        socket.off("timeout", cut);
-      });
-      // Answered before its body arrived (a 401, a 413): the server would wait for the rest of the
-      // body as long as the keep-alive limit allows; the idle limit applies to that wait too.
-      reply.raw.once("finish", () => {
-        if (!raw.complete) socket.setTimeout(idleMs);
-      });
+    if (!raw.complete) {
+      const hasBody = raw.headers["transfer-encoding"] !== undefined || Number(raw.headers["content-length"] ?? 0) > 0;
+      if (hasBody) {
+        if (waiting.length === 0) setImmediate(arm);
+        waiting.push({ raw, res: reply.raw });
+      }
     }
     done();
   });
+}
+
+function armIdleTimer(raw: IncomingMessage, res: ServerResponse, idleMs: number): void {
+  const socket = raw.socket;
+  // Only a body still arriving is cut: once the request is complete the answer may take its time
+  // (a slow stream), whether or not the body's "end" was seen yet.
+  const cut = () => {
+    if (raw.complete) socket.setTimeout(0);
+    else socket.destroy();
+  };
+  socket.setTimeout(idleMs, cut);
+  raw.once("end", () => {
+    socket.setTimeout(0);
+    socket.off("timeout", cut);
+  });
+  // Answered before its body arrived (a 401, a 413): the server would wait for the rest of the
+  // body as long as the keep-alive limit allows; the idle limit applies to that wait too. An
+  // answer already finished before the timer was armed has left the timer as armed here.
+  if (!res.writableFinished) {
+    res.once("finish", () => {
+      if (!raw.complete) socket.setTimeout(idleMs);
+    });
+  }
 }
