@@ -47,13 +47,19 @@ export const ROUTE_TABLE: readonly RouteArea[] = [
   { path: "/v1beta", surface: "content", auth: "google", errors: "google" },
 ];
 
-const BY_SPECIFICITY = [...ROUTE_TABLE].sort((a, b) => b.path.length - a.path.length);
+/** The areas, most specific first, each with the prefix of the paths below it made once. */
+const BY_SPECIFICITY = [...ROUTE_TABLE]
+  .sort((a, b) => b.path.length - a.path.length)
+  .map((area) => ({ area, below: `${area.path}/` }));
 
 /** The area a URL (path, with or without its query) belongs to, or null outside every area. */
 export function routeAreaOf(url: string): RouteArea | null {
   const q = url.indexOf("?");
   const path = q === -1 ? url : url.slice(0, q);
-  return BY_SPECIFICITY.find((a) => path === a.path || path.startsWith(`${a.path}/`)) ?? null;
+  for (const { area, below } of BY_SPECIFICITY) {
+    if (path.startsWith(below) || path === area.path) return area;
+  }
+  return null;
 }
 
 /** The error shape of a URL: its area's, else the envelope. */
