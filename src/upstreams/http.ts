@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { Agent, type Dispatcher, errors, request } from "undici";
-import { deadlineSignal } from "../core/deadline-signal.js";
+import { deadline } from "../core/deadline-signal.js";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
 import { withoutSecret } from "./secret-scrub.js";
 
@@ -83,11 +83,11 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
   // Serialised before the call: a body the gateway cannot serialise is its own failure (a plain
   // error, never an UpstreamError), so it neither fails over nor counts against the channel.
   const body = call.jsonText ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
-  const signals = [call.signal, call.timeoutMs ? deadlineSignal(call.timeoutMs) : undefined].filter(
-    (s): s is AbortSignal => s !== undefined,
-  );
+  // The whole-call deadline runs until the answer's body is read (or dropped), then is cleared.
+  const limit = call.timeoutMs ? deadline(call.timeoutMs) : null;
+  const signals = [call.signal, limit?.signal].filter((s): s is AbortSignal => s !== undefined);
   try {
-    return await request(call.url, {
+    const res = await request(call.url, {
       method: call.method,
       dispatcher: agentFor(call.connectTimeoutMs),
       headers: {
@@ -99,7 +99,10 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
       headersTimeout: call.firstByteTimeoutMs ?? 60_000,
       bodyTimeout: call.bodyTimeoutMs ?? 300_000,
     });
+    if (limit) res.body.once("close", limit.clear);
+    return res;
   } catch (err) {
+    limit?.clear();
     throw networkError(err, call.url);
   }
 }

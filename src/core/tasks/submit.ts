@@ -1,6 +1,6 @@
 import type { Channel } from "../channel.js";
 import { orderChannels } from "../channel-selection.js";
-import { deadlineSignal } from "../deadline-signal.js";
+import { deadline } from "../deadline-signal.js";
 import { GatewayError } from "../errors.js";
 import { withFailover } from "../failover.js";
 import { quotaForCall } from "../pricing.js";
@@ -172,7 +172,8 @@ function failReason(err: unknown): string {
 export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promise<void> {
   const { row, kind, body, originModel, source, attachment, continues } = task;
   // The whole send must end well before the sweeper may take the task as "never sent".
-  const signal = deadlineSignal(Math.max(100, Math.floor(deps.settings.unsentGraceMs * 0.8)));
+  const sendLimit = deadline(Math.max(100, Math.floor(deps.settings.unsentGraceMs * 0.8)));
+  const signal = sendLimit.signal;
   const callbackUrl = row.callback_secret ? deps.upstreamCallbackUrl(row.platform, row.callback_secret) : null;
   try {
     const { result: upstreamId, channel } = await withFailover(
@@ -209,6 +210,8 @@ export async function sendTask(deps: TaskSubmitDeps, task: AcceptedTask): Promis
       // The unsent-task sweeper fails and refunds it after its send deadline.
       deps.log.error({ err: failErr, taskId: row.task_id }, "a refused task could not be failed now");
     }
+  } finally {
+    sendLimit.clear();
   }
 }
 
