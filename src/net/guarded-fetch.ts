@@ -1,7 +1,7 @@
 import dns from "node:dns";
 import net from "node:net";
 import { Agent, type Dispatcher, request } from "undici";
-import { deadlineSignal } from "../core/deadline-signal.js";
+import { deadline } from "../core/deadline-signal.js";
 import { type AddressPolicy, addressAllowed } from "./address-policy.js";
 
 /** Why a guarded fetch failed; callers turn it into their own error. */
@@ -163,7 +163,19 @@ export class GuardedFetcher {
 
   /** Follows redirects to the answer that is not one; its body is still unread. */
   private async open(raw: string, req: Omit<GuardedRequest, "onBytes">) {
-    const deadline = deadlineSignal(req.timeoutMs);
+    // The deadline covers the redirects and the answer's body; its timer ends with the body.
+    const limit = deadline(req.timeoutMs);
+    try {
+      const opened = await this.follow(raw, req, limit.signal);
+      opened.res.body.once("close", limit.clear);
+      return opened;
+    } catch (err) {
+      limit.clear();
+      throw err;
+    }
+  }
+
+  private async follow(raw: string, req: Omit<GuardedRequest, "onBytes">, deadline: AbortSignal) {
     const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
     const maxRedirects = req.maxRedirects ?? 5;
     let method = req.method ?? "GET";
