@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
+import { callSignal } from "../../core/call-signal.js";
 import type { ContentCall } from "../../core/content/ports.js";
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
 import { GatewayError } from "../../core/errors.js";
@@ -47,15 +48,6 @@ function bodyBytesOf(request: FastifyRequest): number {
   return Number.isSafeInteger(length) && length >= 0 ? length : Buffer.byteLength(JSON.stringify(request.body));
 }
 
-/** An AbortSignal that fires when the client goes away before the answer is complete. */
-function clientGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  });
-  return controller.signal;
-}
-
 /** Gemini-native content surface under /v1beta (Google error shape). */
 export async function geminiRoutes(base: FastifyInstance, opts: { deps: ContentSurfaceDeps }) {
   const { deps } = opts;
@@ -93,7 +85,8 @@ export async function geminiRoutes(base: FastifyInstance, opts: { deps: ContentS
         // The validated body goes upstream as the client's own text, not serialised again.
         bodyText: forwardableText(bodyTextOf(request), request.body),
         bodyBytes: bodyBytesOf(request),
-        signal: clientGone(reply),
+        // A stream's signal also ends it when the gateway stops.
+        signal: callSignal(reply.raw, (method as Method) === "streamGenerateContent" ? deps.stopping : undefined),
       };
       if ((method as Method) === "generateContent") {
         // The upstream's own JSON text goes to the client: parsed once for billing, never re-serialised.

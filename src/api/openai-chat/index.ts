@@ -1,12 +1,13 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
+import { callSignal } from "../../core/call-signal.js";
 import type { ChatCall } from "../../core/chat/ports.js";
 import { completeChat, streamChat } from "../../core/chat/relay.js";
 import { unixNow } from "../../core/ids.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { principalOf, requireToken } from "../auth-hook.js";
-import { chatReference, clientGone } from "../chat/call.js";
+import { chatReference } from "../chat/call.js";
 import { type ChatSurfaceDeps, chatRelayDeps } from "../chat/relay-deps.js";
 import { SseWriter } from "../chat/sse-writer.js";
 import { installInputBounds } from "../input-bounds.js";
@@ -50,7 +51,8 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: { deps: Chat
         caller: { userId: principal.userId, tokenId: principal.tokenId, group: principal.group },
         model: body.model,
         request: chatRequestFromOpenAi(body, deps.config.images.maxImageBytes),
-        signal: clientGone(reply),
+        // A stream's signal also ends it when the gateway stops.
+        signal: callSignal(reply.raw, body.stream === true ? deps.stopping : undefined),
       };
       const id = `chatcmpl-${request.id}`;
       const created = unixNow();

@@ -1,3 +1,4 @@
+import { clientLeft } from "../call-signal.js";
 import { finish, progressRecorder } from "../content/call-billing.js";
 import {
   brokenStream,
@@ -122,7 +123,7 @@ export async function streamChat<C extends ChatChannel>(
         recordProgress();
         await sink.event(event);
       }
-      if (call.signal.aborted) {
+      if (clientLeft(call.signal)) {
         outcome.status = CLIENT_CLOSED;
         outcome.error = "The client closed the request.";
       } else if (!outcome.account.complete) {

@@ -1,3 +1,4 @@
+import { clientLeft, endsWithStop } from "../call-signal.js";
 import { orderChannels } from "../channel-selection.js";
 import { GatewayError } from "../errors.js";
 import { withFailover } from "../failover.js";
@@ -113,14 +114,14 @@ export function reporter<C extends ContentChannel>(
   call: Pick<ContentCall, "signal" | "caller">,
 ) {
   return ({ channel, error }: { channel: C; error: UpstreamError | null }) => {
-    if (call.signal.aborted) return;
+    if (clientLeft(call.signal)) return;
     deps.channels.report(channel, error, call.caller.userId);
   };
 }
 
 /** An attempt that failed because the client left: not retried on another channel. */
 export function unlessClientLeft(call: Pick<ContentCall, "signal">, err: unknown): unknown {
-  return call.signal.aborted ? new UpstreamError("refused", "The client closed the request.", { cause: err }) : err;
+  return clientLeft(call.signal) ? new UpstreamError("refused", "The client closed the request.", { cause: err }) : err;
 }
 
 /** The error of a call that failed before anything reached the client. */
@@ -129,7 +130,9 @@ export function failedCall(
   err: unknown,
   outcome: Pick<Outcome<unknown>, "status" | "error">,
 ): GatewayError {
-  const error = call.signal.aborted ? new GatewayError("GW_ERR_BAD_REQUEST", "The client closed the request.") : null;
+  const error = clientLeft(call.signal)
+    ? new GatewayError("GW_ERR_BAD_REQUEST", "The client closed the request.")
+    : null;
   const gw = error ?? toContentError(err);
   outcome.status = error ? CLIENT_CLOSED : gw.status;
   outcome.error = gw.message;
@@ -144,7 +147,8 @@ export function streamSignal(
   deps: Pick<ContentRelayDeps<ContentChannel>, "stopping">,
   call: Pick<ContentCall, "signal">,
 ) {
-  return deps.stopping ? AbortSignal.any([call.signal, deps.stopping]) : call.signal;
+  if (!deps.stopping || endsWithStop(call.signal, deps.stopping)) return call.signal;
+  return AbortSignal.any([call.signal, deps.stopping]);
 }
 
 /**
@@ -159,7 +163,7 @@ export function brokenStream(
   err: unknown,
   label: string,
 ): GatewayError | null {
-  if (call.signal.aborted) {
+  if (clientLeft(call.signal)) {
     outcome.status = CLIENT_CLOSED;
     outcome.error = "The client closed the request.";
     return null;
@@ -263,7 +267,7 @@ export async function streamContentCall<C extends ContentChannel>(
         recordProgress();
         await sink.event(chunk);
       }
-      if (call.signal.aborted) {
+      if (clientLeft(call.signal)) {
         outcome.status = CLIENT_CLOSED;
         outcome.error = "The client closed the request.";
       } else if (!outcome.account.complete) {
