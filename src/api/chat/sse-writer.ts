@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { TurnWrites } from "../turn-writes.js";
 
 /**
  * A server-sent-events answer written straight to the socket: the reply is taken over from
@@ -8,13 +9,14 @@ import type { FastifyReply, FastifyRequest } from "fastify";
  */
 export class SseWriter {
   private started = false;
-  /** The pending end of the current turn's gathering, while the response is corked. */
-  private uncorkAt: NodeJS.Immediate | null = null;
+  private readonly turn: TurnWrites;
 
   constructor(
     private readonly request: FastifyRequest,
     private readonly reply: FastifyReply,
-  ) {}
+  ) {
+    this.turn = new TurnWrites(reply.raw);
+  }
 
   private get raw(): ServerResponse {
     return this.reply.raw;
@@ -35,7 +37,7 @@ export class SseWriter {
   /** One event: an optional `event:` name and one line of JSON data. */
   send(data: string, event?: string): Promise<void> {
     this.start();
-    this.gather();
+    this.turn.gather();
     return this.write(`${event ? `event: ${event}\n` : ""}data: ${data}\n\n`);
   }
 
@@ -47,11 +49,10 @@ export class SseWriter {
     if (this.started && !this.raw.writableEnded) this.raw.destroy();
   }
 
+  /** Ends the answer: its last events and its end leave in one write. */
   end(): void {
     this.start();
-    // Never ended corked: on Node 24 that drops the events written in the same turn.
-    this.flush();
-    if (!this.raw.destroyed) this.raw.end();
+    this.turn.end();
   }
 
   private write(text: string): Promise<void> {
@@ -67,20 +68,5 @@ export class SseWriter {
       raw.on("drain", done);
       raw.on("close", done);
     });
-  }
-
-  private gather(): void {
-    const raw = this.raw;
-    if (this.uncorkAt || raw.destroyed) return;
-    raw.cork();
-    this.uncorkAt = setImmediate(() => this.flush());
-  }
-
-  /** Sends what this turn gathered. */
-  private flush(): void {
-    if (!this.uncorkAt) return;
-    clearImmediate(this.uncorkAt);
-    this.uncorkAt = null;
-    this.raw.uncork();
   }
 }

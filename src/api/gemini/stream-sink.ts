@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ContentChunk, ContentSink } from "../../core/content/ports.js";
 import type { GatewayError } from "../../core/errors.js";
 import { errorBody } from "../surfaces.js";
+import { TurnWrites } from "../turn-writes.js";
 
 /** `sse`: `data: <json>\r\n\r\n` blocks; `json-array`: one JSON array written element by element. */
 export type StreamFormat = "sse" | "json-array";
@@ -37,14 +38,15 @@ function eventJson(chunk: ContentChunk, format: StreamFormat): string {
  */
 class ClientStreamSink implements ContentSink {
   private started = false;
-  /** The pending end of the current turn's gathering, while the response is corked. */
-  private uncorkAt: NodeJS.Immediate | null = null;
+  private readonly turn: TurnWrites;
 
   constructor(
     private readonly request: FastifyRequest,
     private readonly reply: FastifyReply,
     private readonly format: StreamFormat,
-  ) {}
+  ) {
+    this.turn = new TurnWrites(reply.raw);
+  }
 
   /** Takes the reply over and writes the head; true when this call wrote it (nothing was sent before). */
   private start(): boolean {
@@ -66,47 +68,22 @@ class ClientStreamSink implements ContentSink {
 
   event(chunk: ContentChunk): Promise<void> {
     const first = this.start();
-    this.gather();
+    this.turn.gather();
     return write(this.reply.raw, this.block(eventJson(chunk, this.format), first));
-  }
-
-  /**
-   * Events written in one turn of the event loop (the upstream often sends several in one
-   * packet) leave in one socket write at the end of that turn: not later, so nothing is held back.
-   */
-  private gather(): void {
-    const raw = this.reply.raw;
-    if (this.uncorkAt || raw.destroyed) return;
-    raw.cork();
-    this.uncorkAt = setImmediate(() => this.flush());
-  }
-
-  /**
-   * Sends what was gathered. Called before the response ends too: ending a corked response can
-   * leave the events written in the same turn behind (seen on Node 24), so it is never ended corked.
-   */
-  private flush(): void {
-    if (!this.uncorkAt) return;
-    clearImmediate(this.uncorkAt);
-    this.uncorkAt = null;
-    this.reply.raw.uncork();
   }
 
   async fail(error: GatewayError): Promise<void> {
     const first = this.start();
     const raw = this.reply.raw;
     await write(raw, this.block(JSON.stringify(errorBody("google", error)), first));
-    this.flush();
-    if (!raw.destroyed) raw.end(this.format === "json-array" ? "]" : undefined);
+    this.turn.end(this.format === "json-array" ? "]" : undefined);
   }
 
+  /** Ends the answer: its last events and its end leave in one write. */
   async end(): Promise<void> {
     const first = this.start();
-    const raw = this.reply.raw;
-    this.flush();
-    if (raw.destroyed) return;
-    if (this.format === "json-array") raw.end(first ? "[]" : "]");
-    else raw.end();
+    if (this.format === "json-array") this.turn.end(first ? "[]" : "]");
+    else this.turn.end();
   }
 }
 
