@@ -1,16 +1,26 @@
-import { createHash, randomBytes, randomFillSync } from "node:crypto";
+import { createHash, randomFillSync } from "node:crypto";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** Uniformly random base62 text (rejection sampling, no modulo bias). */
+/** Random bytes drawn from the system in blocks: one call to the system for many ids. */
+const entropy = { pool: Buffer.alloc(4096), used: 4096 };
+function randomByte(): number {
+  if (entropy.used === entropy.pool.length) {
+    randomFillSync(entropy.pool);
+    entropy.used = 0;
+  }
+  return entropy.pool[entropy.used++] as number;
+}
+
+/**
+ * Uniformly random base62 text (rejection sampling, no modulo bias), its bytes taken from the
+ * block of system randomness above.
+ */
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    const bytes = randomBytes(length * 2);
-    for (const b of bytes) {
-      if (b < 248) out += BASE62[b % 62];
-      if (out.length === length) break;
-    }
+    const b = randomByte();
+    if (b < 248) out += BASE62[b % 62];
   }
   return out;
 }
@@ -69,16 +79,6 @@ export function sha256Hex(text: string): string {
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-
-/** Random bytes drawn from the system in blocks: one call to the system for many ids. */
-const entropy = { pool: Buffer.alloc(4096), used: 4096 };
-function randomByte(): number {
-  if (entropy.used === entropy.pool.length) {
-    randomFillSync(entropy.pool);
-    entropy.used = 0;
-  }
-  return entropy.pool[entropy.used++] as number;
-}
 
 /**
  * The time and counter of the last id made (RFC 9562, 6.2 method 1: a 12-bit counter per
