@@ -17,20 +17,12 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createTemporaryDatabase, provisionGateway } from "./gateway-setup.js";
-import { type LoadRequest, type LoadResult, loadTarget } from "./load.js";
+import { type LoadRequest, type LoadResult, loadTarget, median } from "./load.js";
 import { ChildProcesses } from "./processes.js";
 import { CHAT_MODEL, chatRequest, geminiRequest, MODEL, UPSTREAM_KEY } from "./scenarios.js";
 import { buildIfStale } from "./tasks-submit-load.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -7,13 +7,7 @@
  * here holds the controller until it fires; it is unref'd, so it never keeps a process alive.
  */
 export function deadlineSignal(ms: number): AbortSignal {
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
-    ms,
-  );
-  timer.unref();
-  return controller.signal;
+  return deadline(ms).signal;
 }
 
 /** A deadline whose timer can be cleared once the work it bounds has ended. */
