@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../schema.js";
-import { runBatch } from "./ledger-batch.js";
+import { GuardedRunNeeded, runBatch } from "./ledger-batch.js";
 import type { LedgerOp, OpOutcome, OpResult } from "./ledger-op.js";
 
 interface Pending {
@@ -69,11 +69,17 @@ export class PgLedgerCommits {
 
   private async commit(ops: LedgerOp[]): Promise<OpOutcome[]> {
     // A lone operation too: as a batch of one it takes the batch's statements of fixed text (a
-    // refused one is undone to its savepoint and answered as alone), fewer than its own steps.
+    // refused one is answered as alone in the guarded run), fewer than its own steps. The first
+    // run is bare (no savepoints); a batch that does not go through together runs again guarded.
+    let guarded = false;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.db.transaction().execute((trx) => runBatch(trx, ops));
+        return await this.db.transaction().execute((trx) => runBatch(trx, ops, guarded));
       } catch (err) {
+        if (err instanceof GuardedRunNeeded && !guarded) {
+          guarded = true;
+          continue;
+        }
         if (attempt >= RETRIES || !retryable(err)) throw err;
       }
     }

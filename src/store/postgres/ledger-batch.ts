@@ -24,16 +24,45 @@ interface Item {
 }
 
 /**
+ * Thrown by a bare run (see runBatch) whose batch did not go through together: the transaction is
+ * rolled back and the batch runs again guarded.
+ */
+export class GuardedRunNeeded extends Error {
+  constructor() {
+    super("the ledger batch did not go through together; it runs again guarded");
+  }
+}
+
+/**
  * Runs `ops` (in the order asked) inside the open transaction `trx`: each batch of them (see
  * core/ledger/batch-rules.ts) with one statement per kind, the operations of a user whose sums do
  * not fit one by one, each inside a savepoint so that a refused one changes nothing. The outcome
  * of each is the one it would have had alone.
+ *
+ * `guarded: false` is the bare run, the common case: each batch's statements run without a
+ * savepoint around them (one round trip fewer per batch), and a batch that does not go through
+ * together (a refusal, a user whose sums do not fit, a statement the database refuses) throws
+ * GuardedRunNeeded, so that the whole transaction is rolled back and run again guarded.
  */
-export async function runBatch(trx: Executor, ops: readonly LedgerOp[]): Promise<OpOutcome[]> {
+export async function runBatch(trx: Executor, ops: readonly LedgerOp[], guarded = true): Promise<OpOutcome[]> {
   const outcomes: OpOutcome[] = new Array(ops.length);
   const items = ops.map((op, i) => ({ i, op, reference: op.reference }));
-  for (const part of batchesByReference(items)) await runPart(trx, part, outcomes);
+  for (const part of batchesByReference(items)) {
+    if (guarded) await runPart(trx, part, outcomes);
+    else await runPartBare(trx, part, outcomes);
+  }
   return outcomes;
+}
+
+async function runPartBare(trx: Executor, part: Item[], outcomes: OpOutcome[]): Promise<void> {
+  let tried: Tried;
+  try {
+    tried = await tryTogether(trx, part);
+  } catch {
+    throw new GuardedRunNeeded();
+  }
+  if (tried.alone.size > 0) throw new GuardedRunNeeded();
+  for (const [k, item] of part.entries()) outcomes[item.i] = { ok: true, value: tried.results[k] };
 }
 
 async function runPart(trx: Executor, part: Item[], outcomes: OpOutcome[]): Promise<void> {
