@@ -4,7 +4,8 @@ import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AccessLogController, gatheringDestination, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
+import { gatheringDestination } from "../../src/log-destination.js";
+import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 interface LogLine {
