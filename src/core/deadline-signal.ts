@@ -21,13 +21,27 @@ export interface Deadline {
  * As deadlineSignal, with a `clear` for the work that ends before its deadline. A timer left
  * running holds its controller (and every signal combined with it) until it fires: with a call
  * deadline of minutes, a busy gateway would keep hundreds of thousands of them alive.
+ *
+ * With `follow` (a caller's signal), the deadline's signal is aborted by that one too, with its
+ * reason, through one listener that `clear` removes: one controller per call instead of a
+ * deadline joined to the caller's signal by `AbortSignal.any` (twice the cost).
  */
-export function deadline(ms: number): Deadline {
+export function deadline(ms: number, follow?: AbortSignal): Deadline {
   const controller = new AbortController();
   const timer = setTimeout(
     () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
     ms,
   );
   timer.unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  if (!follow) return { signal: controller.signal, clear: () => clearTimeout(timer) };
+  const onAbort = () => controller.abort(follow.reason);
+  if (follow.aborted) onAbort();
+  else follow.addEventListener("abort", onAbort, { once: true });
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      follow.removeEventListener("abort", onAbort);
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { Agent, type Dispatcher, errors, request } from "undici";
+import { deadline } from "../core/deadline-signal.js";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
 import { withoutSecret } from "./secret-scrub.js";
 
@@ -78,31 +79,6 @@ export function networkError(err: unknown, url: string): UpstreamError {
 }
 
 /**
- * The signal of one call: the caller's, and the call's own time limit when it has one. The limit's
- * timer and the watch on the caller's signal are dropped by `end()` (the answer read, or the call
- * failed), so a call that ends early leaves nothing pending until its limit, and no
- * `AbortSignal.any` is made per call (it costs twice as much as this, more when thousands of
- * calls are open).
- */
-function limitedSignal(signal: AbortSignal | undefined, timeoutMs: number | undefined) {
-  if (!timeoutMs) return { signal, end: () => {} };
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
-    timeoutMs,
-  );
-  timer.unref();
-  const onAbort = () => controller.abort(signal?.reason);
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
-  const end = () => {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  };
-  return { signal: controller.signal, end };
-}
-
-/**
  * Sends one upstream request; network failures come back as classified UpstreamErrors. The
  * `timeoutMs` limit holds until the answer's body has been read or dropped.
  */
@@ -110,7 +86,10 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
   // Serialised before the call: a body the gateway cannot serialise is its own failure (a plain
   // error, never an UpstreamError), so it neither fails over nor counts against the channel.
   const body = call.jsonText ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
-  const { signal, end } = limitedSignal(call.signal, call.timeoutMs);
+  // One controller per call, following the caller's signal; its timer ends with the answer's body.
+  const limit = call.timeoutMs ? deadline(call.timeoutMs, call.signal) : null;
+  const signal = limit ? limit.signal : call.signal;
+  const end = limit ? limit.clear : () => {};
   try {
     const res = await request(call.url, {
       method: call.method,
