@@ -6,9 +6,13 @@
  *
  *   node --import tsx bench/ab.ts --a <checkout> --b <checkout> [--phase generate|stream|chat]
  *        [--rounds 6] [--duration 3] [--warmup 1] [--connections 32] [--pg]
+ *        [--a-node="<node flags>"] [--b-node="<node flags>"]
  *
- * Printed: each round's server CPU per answered request and rate for A and B, then the medians
- * and B's CPU per request against A's.
+ * `--a-node` / `--b-node` give a build's gateway process node flags of its own (a V8 heap setting,
+ * say), so that one checkout can be set against itself.
+ *
+ * Printed: each round's server CPU per answered request and rate for A and B, then the medians,
+ * B's CPU per request against A's, and each gateway's highest RSS over the whole run.
  */
 
 import { randomBytes } from "node:crypto";
@@ -18,7 +22,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createTemporaryDatabase, provisionGateway } from "./gateway-setup.js";
 import { type LoadRequest, type LoadResult, loadTarget, median } from "./load.js";
-import { ChildProcesses } from "./processes.js";
+import { ChildProcesses, memoryOf } from "./processes.js";
 import { CHAT_MODEL, chatRequest, geminiRequest, MODEL, UPSTREAM_KEY } from "./scenarios.js";
 import { buildIfStale } from "./tasks-submit-load.js";
 
@@ -35,12 +39,18 @@ async function main(): Promise<void> {
       warmup: { type: "string", default: "1" },
       connections: { type: "string", default: "32" },
       pg: { type: "boolean", default: false },
+      "a-node": { type: "string", default: "" },
+      "b-node": { type: "string", default: "" },
     },
   });
   if (!values.a || !values.b) throw new Error("--a and --b (two checkouts of the gateway) are required");
   const phase = values.phase as "generate" | "stream" | "chat";
   if (!["generate", "stream", "chat"].includes(phase)) throw new Error("--phase: generate, stream or chat");
   const roots = { A: path.resolve(values.a), B: path.resolve(values.b) };
+  const nodeFlags = {
+    A: values["a-node"].split(/\s+/).filter(Boolean),
+    B: values["b-node"].split(/\s+/).filter(Boolean),
+  };
   const settings = {
     connections: Number(values.connections),
     durationSeconds: Number(values.duration),
@@ -75,7 +85,7 @@ async function main(): Promise<void> {
       }
       const child = await children.start({
         name: `gateway ${name}`,
-        args: [path.join(root, "bench/gateway-entry.mjs")],
+        args: [...nodeFlags[name], path.join(root, "bench/gateway-entry.mjs")],
         cwd: root,
         env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_DATA_DIR: dataDir, BENCH_ADMIN_KEY: adminKey },
         logFile: path.join(dataDir, "gateway.log"),
@@ -109,6 +119,11 @@ async function main(): Promise<void> {
     process.stdout.write(
       `median A: ${cpuOf(a).toFixed(0)} us/req ${rateOf(a).toFixed(0)} req/s; B: ${cpuOf(b).toFixed(0)} us/req ${rateOf(b).toFixed(0)} req/s; B/A CPU ${(cpuOf(b) / cpuOf(a)).toFixed(3)}\n`,
     );
+    const rss = (t: (typeof targets)[number]) => {
+      const m = memoryOf(t.pid);
+      return m ? `${m.peakRssMiB.toFixed(0)} MiB highest, ${m.rssMiB.toFixed(0)} now` : "n/a";
+    };
+    process.stdout.write(`RSS A: ${rss(a)}; B: ${rss(b)}\n`);
   } finally {
     await children.stopAll();
     for (const drop of drops) await drop().catch(() => {});
