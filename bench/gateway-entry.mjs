@@ -16,12 +16,16 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { buildGateway } from "../dist/app.js";
 import { loadConfig } from "../dist/config.js";
+import { applyHeapSettings } from "../dist/heap-settings.js";
 
 function required(name) {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is required`);
   return value;
 }
+
+// As `serve` does first (its V8 heap settings).
+applyHeapSettings();
 
 const tasks = process.env.BENCH_TASK_SETTINGS ? JSON.parse(process.env.BENCH_TASK_SETTINGS) : undefined;
 const config = loadConfig(

@@ -3,6 +3,7 @@ import { buildGateway } from "./app.js";
 import { runAdminCommand } from "./cli/admin.js";
 import { ConfigError, type ConfigOverrides, loadConfig } from "./config.js";
 import { configFilePath, loadConfigWithFile } from "./config-file.js";
+import { applyHeapSettings } from "./heap-settings.js";
 import { StartupError } from "./startup-errors.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
@@ -32,6 +33,7 @@ function portFlag(value: string | undefined): number | undefined {
 }
 
 async function serve(args: string[]) {
+  applyHeapSettings();
   const { values } = parseArgs({
     args,
     options: { role: { type: "string" }, port: { type: "string" }, config: { type: "string" } },
