@@ -19,6 +19,11 @@ export interface Store {
    * of the event loop share one transaction (see GroupCommit).
    */
   commits?: GroupCommit;
+  /**
+   * PostgreSQL only: one connection whose statements are pipelined (sent without waiting for the
+   * answer to the one before), for the bare runs of the ledger's group commit.
+   */
+  ledgerPool?: pg.Pool;
   /** True when the store answers a trivial query. */
   ping(): Promise<boolean>;
 }
@@ -57,21 +62,28 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS,
     });
   }
-  const pool = new pg.Pool({
+  const settings = {
     connectionString: databaseUrl,
-    max: options.poolSize ?? 10,
     types: pgTypes(),
     connectionTimeoutMillis: 5000,
     // The hot path's statements of fixed text are prepared once per connection.
     Client: PreparingClient,
-  });
+  };
+  const pool = new pg.Pool({ ...settings, max: options.poolSize ?? 10 });
+  // The ledger's group commit has one batch under way at a time: one connection.
+  const ledgerPool = new pg.Pool({ ...settings, max: 1, pipeline: true });
   // An idle client that loses its connection must not crash the process.
   pool.on("error", () => {});
+  ledgerPool.on("error", () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     dialect: "postgres",
-    close: () => db.destroy(),
+    ledgerPool,
+    close: async () => {
+      await db.destroy();
+      await ledgerPool.end();
+    },
     ping: async () => {
       try {
         await pool.query("select 1");

@@ -85,7 +85,7 @@ export class Ledger {
       store.sqlite && store.commits
         ? { ledger: new SqliteLedger(store.sqlite, store.commits), commits: store.commits }
         : undefined;
-    const pgCommits = store.dialect === "postgres" ? new PgLedgerCommits(store.db) : undefined;
+    const pgCommits = store.dialect === "postgres" ? new PgLedgerCommits(store.db, store.ledgerPool) : undefined;
     return new Ledger(store.db, store.dialect === "postgres", observer, fastPath, origin, pgCommits);
   }
 

@@ -15,34 +15,48 @@ export interface BatchRow {
   note: string;
 }
 
-const CLOSE_ALL = fixedStatement<{ reference: string; user_id: number; token_id: number | null; held: number }>(
+export const CLOSE_ALL = fixedStatement<ClosedRow>(
   `update charges set state = v.state, settled = v.settled, close_reason = v.reason, closed_at = $5::bigint
   from unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) as v(reference, state, settled, reason)
   where charges.reference = v.reference and charges.state = 'open'
   returning charges.reference, charges.user_id, charges.token_id, charges.held`,
 );
 
-/** One compare-and-set closing every charge of the batch that is open: the charges as they were. */
-export async function closeAll(
-  trx: Executor,
-  items: readonly { op: LedgerOp }[],
-  now: number,
-): Promise<Map<string, OpenCharge>> {
-  const references: string[] = [];
-  const states: string[] = [];
-  const settled: (number | null)[] = [];
-  const reasons: string[] = [];
+interface ClosedRow {
+  reference: string;
+  user_id: number;
+  token_id: number | null;
+  held: number;
+}
+
+/** The closings among `items`, one array per column of their charges' close. */
+export function closingColumns(items: readonly { op: LedgerOp }[]) {
+  const columns = {
+    references: [] as string[],
+    states: [] as string[],
+    settled: [] as (number | null)[],
+    reasons: [] as string[],
+  };
   for (const { op } of items) {
     if (op.kind === "hold") continue;
-    references.push(op.reference);
-    states.push(op.kind === "refund" ? "refunded" : "settled");
-    settled.push(op.kind === "refund" ? null : op.actual);
-    reasons.push(op.note.slice(0, 200));
+    columns.references.push(op.reference);
+    columns.states.push(op.kind === "refund" ? "refunded" : "settled");
+    columns.settled.push(op.kind === "refund" ? null : op.actual);
+    columns.reasons.push(op.note.slice(0, 200));
   }
+  return columns;
+}
+
+/** CLOSE_ALL's parameters for the closings among `items`; null when there are none. */
+export function closeParameters(items: readonly { op: LedgerOp }[], now: number): unknown[] | null {
+  const { references, states, settled, reasons } = closingColumns(items);
+  return references.length === 0 ? null : [references, states, settled, reasons, now];
+}
+
+/** The charges CLOSE_ALL found open, by reference, as they were. */
+export function readClosed(rows: readonly ClosedRow[]): Map<string, OpenCharge> {
   const found = new Map<string, OpenCharge>();
-  if (references.length === 0) return found;
-  const res = await CLOSE_ALL(trx, [references, states, settled, reasons, now]);
-  for (const r of res.rows) {
+  for (const r of rows) {
     found.set(r.reference, {
       userId: Number(r.user_id),
       tokenId: r.token_id === null ? null : Number(r.token_id),
@@ -52,19 +66,25 @@ export async function closeAll(
   return found;
 }
 
-/**
- * Every write of a batch in one statement: the ledger rows, the charges opened (state `open`, as
- * `openChargeValues` writes them), and the users' and tokens' sums moved (the takes only where they
- * fit: the hold rule against the balance before the give-backs, the token's limit; the give-backs
- * always). Its parts touch four different tables, so that running them in one statement (one
- * snapshot) is the same as running them one after another.
- */
-const WRITE_BATCH = fixedStatement<{
+/** One compare-and-set closing every charge of the batch that is open: the charges as they were. */
+export async function closeAll(
+  trx: Executor,
+  items: readonly { op: LedgerOp }[],
+  now: number,
+): Promise<Map<string, OpenCharge>> {
+  const parameters = closeParameters(items, now);
+  if (!parameters) return new Map();
+  return readClosed((await CLOSE_ALL(trx, parameters)).rows);
+}
+
+export interface WrittenRow {
   what: "ledger" | "charge" | "user" | "token";
   reference: string | null;
   id: number | null;
-}>(
-  `with l as (
+}
+
+/** The common table expressions of the writes (parameters $1 to $19), for WRITE_BATCH and WRITE_TOGETHER. */
+export const WRITE_CTES = `l as (
     insert into ledger (user_id, token_id, kind, amount, reference, note, created_at)
     select r.user_id, r.token_id, r.kind, r.amount, r.reference, r.note, $19::bigint
     from unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], $6::text[])
@@ -90,12 +110,31 @@ const WRITE_BATCH = fixedStatement<{
     where tokens.id = v.id
       and (v.take = 0 or tokens.quota_limit is null or tokens.quota_limit - tokens.used_quota >= v.take)
     returning tokens.id
-  )
-  select 'ledger' as what, reference, null::bigint as id from l where kind = 'charge'
+  )`;
+
+/** What the writes return, one row per ledger row of a hold, charge opened, user and token moved. */
+export const WRITE_ROWS = `select 'ledger' as what, reference, null::bigint as id from l where kind = 'charge'
   union all select 'charge', reference, null from c
   union all select 'user', null, id from u
-  union all select 'token', null, id from t`,
-);
+  union all select 'token', null, id from t`;
+
+/**
+ * Every write of a batch in one statement: the ledger rows, the charges opened (state `open`, as
+ * `openChargeValues` writes them), and the users' and tokens' sums moved (the takes only where they
+ * fit: the hold rule against the balance before the give-backs, the token's limit; the give-backs
+ * always). Its parts touch four different tables, so that running them in one statement (one
+ * snapshot) is the same as running them one after another.
+ */
+const WRITE_BATCH = fixedStatement<WrittenRow>(`with ${WRITE_CTES}
+  ${WRITE_ROWS}`);
+
+/** The writes of a batch, as writeBatch and WRITE_TOGETHER take them. */
+export interface BatchWrite {
+  rows: readonly BatchRow[];
+  holds: readonly Extract<LedgerOp, { kind: "hold" }>[];
+  users: readonly RowMove[];
+  tokens: readonly RowMove[];
+}
 
 /** What a batch's writes did: the holds whose charge was opened, the rows whose sums moved. */
 export interface Written {
@@ -103,21 +142,8 @@ export interface Written {
   moved: { users: Set<number>; tokens: Set<number> };
 }
 
-/**
- * Writes `rows` to the ledger, opens the charges of `holds`, and moves the users' and tokens'
- * sums, in one statement. A hold counts as opened when both its charge row and its ledger row
- * were written (a reference already taken writes neither).
- */
-export async function writeBatch(
-  trx: Executor,
-  write: {
-    rows: readonly BatchRow[];
-    holds: readonly Extract<LedgerOp, { kind: "hold" }>[];
-    users: readonly RowMove[];
-    tokens: readonly RowMove[];
-  },
-  now: number,
-): Promise<Written> {
+/** The parameters of WRITE_BATCH and WRITE_TOGETHER. */
+export function writeParameters(write: BatchWrite, now: number): unknown[] {
   const { rows, holds, users, tokens } = write;
   const ledger = { user: [] as number[], token: [] as (number | null)[], kind: [] as string[], amount: [] as number[] };
   const ledgerText = { reference: [] as string[], note: [] as string[] };
@@ -134,7 +160,7 @@ export async function writeBatch(
     moves.map((m) => m.take),
     moves.map((m) => m.give),
   ];
-  const res = await WRITE_BATCH(trx, [
+  return [
     ledger.user,
     ledger.token,
     ledger.kind,
@@ -150,11 +176,15 @@ export async function writeBatch(
     ...sums(users),
     ...sums(tokens),
     now,
-  ]);
+  ];
+}
+
+/** What the writes' rows say: the holds whose charge was opened, the rows whose sums moved. */
+export function readWritten(rows: readonly WrittenRow[]): Written {
   const charged = new Set<string>();
   const chargeOpened: string[] = [];
   const written: Written = { opened: new Set(), moved: { users: new Set(), tokens: new Set() } };
-  for (const r of res.rows) {
+  for (const r of rows) {
     if (r.what === "ledger") charged.add(r.reference as string);
     else if (r.what === "charge") chargeOpened.push(r.reference as string);
     else if (r.what === "user") written.moved.users.add(Number(r.id));
@@ -162,6 +192,15 @@ export async function writeBatch(
   }
   for (const reference of chargeOpened) if (charged.has(reference)) written.opened.add(reference);
   return written;
+}
+
+/**
+ * Writes `rows` to the ledger, opens the charges of `holds`, and moves the users' and tokens'
+ * sums, in one statement. A hold counts as opened when both its charge row and its ledger row
+ * were written (a reference already taken writes neither).
+ */
+export async function writeBatch(trx: Executor, write: BatchWrite, now: number): Promise<Written> {
+  return readWritten((await WRITE_BATCH(trx, writeParameters(write, now))).rows);
 }
 
 /** One statement writing every ledger row and opening every charge: the references of those opened. */

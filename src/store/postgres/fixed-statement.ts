@@ -7,15 +7,22 @@ import type { Executor } from "../ledger-statements.js";
 // nothing is built or compiled through the query builder per call. The server prepares each once
 // per connection, by name (see PreparingClient), instead of parsing and planning it on every call.
 
-/** A statement of fixed text: runs it on `db` with `parameters` ($1, $2, ... in order). */
-export type FixedStatement<R> = (db: Executor, parameters: readonly unknown[]) => Promise<QueryResult<R>>;
+/**
+ * A statement of fixed text: runs it on `db` with `parameters` ($1, $2, ... in order). Its `text`
+ * is for a client used without the query builder (the ledger's pipelined connection).
+ */
+export type FixedStatement<R> = ((db: Executor, parameters: readonly unknown[]) => Promise<QueryResult<R>>) & {
+  readonly text: string;
+};
 
 /** The name each fixed text is prepared under. */
 const NAMES = new Map<string, string>();
 
 export function fixedStatement<R>(text: string): FixedStatement<R> {
   if (!NAMES.has(text)) NAMES.set(text, `mg_fixed_${NAMES.size + 1}`);
-  return (db, parameters) => db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]));
+  const run = (db: Executor, parameters: readonly unknown[]) =>
+    db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]));
+  return Object.assign(run, { text });
 }
 
 /**

@@ -1,6 +1,12 @@
 import { CompiledQuery } from "kysely";
 import { unixNow } from "../../core/ids.js";
-import { type BatchedMove, batchesByReference, rowMoves, usersToRunAlone } from "../../core/ledger/batch-rules.js";
+import {
+  type BatchedMove,
+  batchesByReference,
+  type RowMove,
+  rowMoves,
+  usersToRunAlone,
+} from "../../core/ledger/batch-rules.js";
 import {
   closed,
   NOT_APPLIED,
@@ -114,9 +120,17 @@ interface Tried {
   users: Map<string, number>;
 }
 
-async function tryTogether(trx: Executor, items: Item[]): Promise<Tried> {
-  const now = unixNow();
-  const found = await closeAll(trx, items, now);
+/** A batch's writes as one statement would make them, given the charges its closings found open. */
+export interface TogetherPlan {
+  write: { rows: BatchRow[]; holds: Extract<LedgerOp, { kind: "hold" }>[]; users: RowMove[]; tokens: RowMove[] };
+  moves: BatchedMove[];
+  /** The result of each operation, should the batch go through together. */
+  results: OpResult[];
+  /** The user of each closing that found its charge open. */
+  users: Map<string, number>;
+}
+
+export function planTogether(items: readonly { op: LedgerOp }[], found: Map<string, OpenCharge>): TogetherPlan {
   const users = new Map([...found].map(([reference, charge]) => [reference, charge.userId]));
   const moves: BatchedMove[] = [];
   const rows: BatchRow[] = [];
@@ -141,10 +155,16 @@ async function tryTogether(trx: Executor, items: Item[]): Promise<Tried> {
     rows.push({ row: closing.row, reference: op.reference, note: op.note });
     results.push(closed(closing.row));
   }
-  const { opened, moved } = await writeBatch(trx, { rows, holds, ...rowMoves(moves) }, now);
-  const alone = usersToRunAlone(moves, moved);
-  for (const hold of holds) if (!opened.has(hold.reference)) alone.add(hold.opening.row.userId);
-  return { results, alone, users };
+  return { write: { rows, holds, ...rowMoves(moves) }, moves, results, users };
+}
+
+async function tryTogether(trx: Executor, items: Item[]): Promise<Tried> {
+  const now = unixNow();
+  const plan = planTogether(items, await closeAll(trx, items, now));
+  const { opened, moved } = await writeBatch(trx, plan.write, now);
+  const alone = usersToRunAlone(plan.moves, moved);
+  for (const hold of plan.write.holds) if (!opened.has(hold.reference)) alone.add(hold.opening.row.userId);
+  return { results: plan.results, alone, users: plan.users };
 }
 
 /** A closing whose charge was open: its ledger row, and the take (an excess) or give-back. */
