@@ -1,3 +1,4 @@
+import { CompiledQuery } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/database.js";
 import { Ledger } from "../../src/store/ledger.js";
@@ -91,8 +92,6 @@ describe.skipIf(!HAS_PG)("the ledger's pipelined batches on PostgreSQL", () => {
     });
   });
 
-  // The gateway's own store (openStore): it does not depend on the variant.
-
   it("prepares each batch statement once per connection, by name, whatever the batch's size", async () => {
     // The batches run on the store's one pipelined connection, where the statements are prepared.
     const own = openStore(h.url, { poolSize: 1 });
@@ -125,6 +124,33 @@ describe.skipIf(!HAS_PG)("the ledger's pipelined batches on PostgreSQL", () => {
         ledgerSum: 100_000 - 39 * 4,
         open: 0,
       });
+    } finally {
+      await own.close();
+    }
+  });
+
+  it("keeps the books exact when its connection is lost between two batches", async () => {
+    const own = openStore(h.url, { poolSize: 2 });
+    try {
+      const { userId, tokenId } = await h.hotUser(100_000);
+      const ledger = Ledger.forStore(own);
+      const pipelined = own.ledgerPool;
+      if (!pipelined) throw new Error("a PostgreSQL store has a pipelined ledger connection");
+      await h.holds(ledger, userId, tokenId, 10, 50, "q");
+      const before = (await pipelined.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]?.pid;
+      await h.store.db.executeQuery(CompiledQuery.raw("select pg_terminate_backend($1)", [before]));
+      const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.settle(`content:q-${i}`, 20)));
+      expect(outcomes.every((o) => o.applied)).toBe(true);
+      expect(await h.books(ledger, userId, tokenId)).toEqual({
+        balance: 100_000 - 10 * 20,
+        usedQuota: 10 * 20,
+        tokenUsed: 10 * 20,
+        ledgerSum: 100_000 - 10 * 20,
+        open: 0,
+      });
+      // The next batches run on a new connection.
+      const after = (await pipelined.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]?.pid;
+      expect(after).not.toBe(before);
     } finally {
       await own.close();
     }
