@@ -3,6 +3,7 @@ import type { ChargeOpening, ClosingRow, OpenCharge } from "../../core/ledger/ch
 import type { Executor } from "../ledger-statements.js";
 import { fixedStatement } from "./fixed-statement.js";
 import type { LedgerOp } from "./ledger-op.js";
+import { tokenTakeFits, userTakeFits } from "./take-rules.js";
 
 // The statements of a batch of ledger operations on PostgreSQL: one per kind, for the whole batch.
 // Each has one text whatever the batch's size (its rows go in as arrays, one per column, that the
@@ -102,13 +103,13 @@ export const WRITE_CTES = `l as (
     update users set quota = users.quota - v.take + v.give, used_quota = users.used_quota + v.take - v.give,
       updated_at = $19::bigint
     from unnest($13::bigint[], $14::bigint[], $15::bigint[]) as v(id, take, give)
-    where users.id = v.id and (v.take = 0 or users.quota + users.credit_line >= v.take)
+    where users.id = v.id and ${userTakeFits("v.take")}
     returning users.id
   ), t as (
     update tokens set used_quota = tokens.used_quota + v.take - v.give, updated_at = $19::bigint
     from unnest($16::bigint[], $17::bigint[], $18::bigint[]) as v(id, take, give)
     where tokens.id = v.id
-      and (v.take = 0 or tokens.quota_limit is null or tokens.quota_limit - tokens.used_quota >= v.take)
+      and ${tokenTakeFits("v.take")}
     returning tokens.id
   )`;
 
