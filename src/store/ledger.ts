@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from "kysely";
 import {
   assertLedgerAmount,
+  type ChargeOpening,
   type ClosingOutcome,
   closed,
   NOT_APPLIED,
@@ -10,7 +11,7 @@ import {
 } from "../core/ledger/charge-rules.js";
 import type { Store } from "./database.js";
 import { type Executor, insertTopUp, ledgerEntries, ledgerSumOf, noteSeenUsage } from "./ledger-statements.js";
-import { holdStep, refundStep, settleStep } from "./ledger-steps.js";
+import { holdStep, type OpeningMeta, refundStep, settleStep } from "./ledger-steps.js";
 import { PgLedgerCommits } from "./postgres/group-commit.js";
 import type { Database } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
@@ -144,6 +145,22 @@ export class Ledger {
     const opening = openCharge(open);
     await holdStep(trx, opening, open);
     this.observe(trx, { kind: "charge", amount: opening.row.amount });
+  }
+
+  /**
+   * A hold that `statement` writes in one statement of its own (its own transaction), with the
+   * rows of the opening given to it; the observer hears of the charge once it returns. It must
+   * throw having written nothing when the hold, or anything written with it, is refused.
+   */
+  async holdInOneStatement<T>(
+    input: ChargeInput,
+    statement: (opening: ChargeOpening, meta: OpeningMeta) => Promise<T>,
+  ): Promise<T> {
+    const open = this.opening(input);
+    const opening = openCharge(open);
+    const result = await statement(opening, open);
+    this.observe(this.db, { kind: "charge", amount: opening.row.amount });
+    return result;
   }
 
   /** Charges in a transaction of its own (on PostgreSQL and SQLite, in the store's group commit). */

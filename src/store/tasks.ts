@@ -1,8 +1,10 @@
 import { type Kysely, sql, type Transaction } from "kysely";
+import pg from "pg";
 import { unixNow } from "../core/ids.js";
 import { type Clip, resultUrlOf } from "../core/tasks/clips.js";
 import type { NewTask, StoredTask, TaskStorePort } from "../core/tasks/ports.js";
-import type { Ledger } from "./ledger.js";
+import type { ChargeInput, Ledger } from "./ledger.js";
+import { submitTask } from "./postgres/task-submit.js";
 import type { Database } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
 import { TaskPolls } from "./task-polls.js";
@@ -59,6 +61,12 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
       return statements.insert(task);
     });
     if (synchronous) return synchronous;
+    // PostgreSQL: the whole submit in one statement; when it is refused, having written nothing,
+    // the transaction below runs it again and says which part was refused.
+    if (this.dialect === "postgres") {
+      const row = await this.submitInOneStatement(task, charge, limit);
+      if (row) return row;
+    }
     return this.ledger.transaction(async (trx) => {
       let counted = trx
         .updateTable("users")
@@ -103,6 +111,22 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
         .returningAll()
         .executeTakeFirstOrThrow();
     });
+  }
+
+  /**
+   * The submit as one PostgreSQL statement (postgres/task-submit.ts); null when PostgreSQL refused
+   * it (an error it reports: nothing was written). Any other failure (a lost connection, whose
+   * outcome is not known) is thrown.
+   */
+  private async submitInOneStatement(task: NewTask, charge: ChargeInput, limit: number): Promise<TaskRow | null> {
+    try {
+      return await this.ledger.holdInOneStatement(charge, (opening, meta) =>
+        submitTask(this.db, task, opening, meta, limit, unixNow()),
+      );
+    } catch (err) {
+      if (err instanceof pg.DatabaseError) return null;
+      throw err;
+    }
   }
 
   /** The submit's prepared statements on this SQLite connection (made on first use). */
