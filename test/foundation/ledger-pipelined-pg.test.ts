@@ -139,6 +139,9 @@ describe.skipIf(!HAS_PG)("the ledger's pipelined batches on PostgreSQL", () => {
       await h.holds(ledger, userId, tokenId, 10, 50, "q");
       const before = (await pipelined.query<{ pid: number }>("select pg_backend_pid() as pid")).rows[0]?.pid;
       await h.store.db.executeQuery(CompiledQuery.raw("select pg_terminate_backend($1)", [before]));
+      // The pool drops the idle connection once it hears of its end.
+      for (let i = 0; i < 200 && pipelined.totalCount > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(pipelined.totalCount).toBe(0);
       const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => ledger.settle(`content:q-${i}`, 20)));
       expect(outcomes.every((o) => o.applied)).toBe(true);
       expect(await h.books(ledger, userId, tokenId)).toEqual({

@@ -1,4 +1,4 @@
-import type pg from "pg";
+import pg from "pg";
 import { unixNow } from "../../core/ids.js";
 import { batchesByReference } from "../../core/ledger/batch-rules.js";
 import type { OpenCharge } from "../../core/ledger/charge-rules.js";
@@ -48,8 +48,12 @@ export async function runPipelined(
       const plan = planTogether(items, known as Map<string, OpenCharge>);
       try {
         await client.query(WRITE_TOGETHER.text, togetherParameters(plan.write, now, items, known));
-      } catch {
-        throw new GuardedRunNeeded();
+      } catch (err) {
+        // Refused by PostgreSQL: the statement wrote nothing. Any other failure (the connection
+        // lost) leaves its outcome unknown, and the callers get the error.
+        if (err instanceof pg.DatabaseError) throw new GuardedRunNeeded();
+        unknownState = err as Error;
+        throw err;
       }
       return plan.results.map((value) => ({ ok: true, value }));
     }
@@ -69,10 +73,11 @@ export async function runPipelined(
       client.query("commit"),
     ]);
     if (committed.status === "rejected") unknownState = committed.reason as Error;
-    // Writes that failed wrote nothing: the commit behind them was a rollback (or never ran).
-    if (written.status === "rejected") throw new GuardedRunNeeded();
-    // Written, and the commit's answer lost: the outcome is not known, as when a commit of the
+    // Writes refused by PostgreSQL wrote nothing: the commit behind them was a rollback.
+    if (written.status === "rejected" && written.reason instanceof pg.DatabaseError) throw new GuardedRunNeeded();
+    // The writes' or the commit's answer lost: the outcome is not known, as when a commit of the
     // query builder's run fails, and the callers get the error.
+    if (written.status === "rejected") throw written.reason;
     if (committed.status === "rejected") throw committed.reason;
     if (committed.value.command !== "COMMIT") throw new GuardedRunNeeded();
     return plan.results.map((value) => ({ ok: true, value }));
