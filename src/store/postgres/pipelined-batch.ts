@@ -45,9 +45,11 @@ export async function runPipelined(
     const now = unixNow();
     const closings = items.filter(({ op }) => op.kind !== "hold");
     if (closings.every(({ reference }) => known.has(reference))) {
-      const plan = planTogether(items, known as Map<string, OpenCharge>);
+      // The batch's own charges only: `known` holds every charge the instance has open.
+      const found = new Map(closings.map(({ reference }) => [reference, known.get(reference) as OpenCharge]));
+      const plan = planTogether(items, found);
       try {
-        await client.query(WRITE_TOGETHER.text, togetherParameters(plan.write, now, items, known));
+        await client.query(WRITE_TOGETHER.text, togetherParameters(plan.write, now, items, found));
       } catch (err) {
         // Refused by PostgreSQL: the statement wrote nothing. Any other failure (the connection
         // lost) leaves its outcome unknown, and the callers get the error.
