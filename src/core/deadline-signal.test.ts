@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { deadline, deadlineSignal } from "./deadline-signal.js";
+import { deadline } from "./deadline-signal.js";
 
-describe("deadlineSignal", () => {
+describe("deadline", () => {
   it("aborts with a TimeoutError at its deadline, also as a source of AbortSignal.any", async () => {
-    const own = deadlineSignal(20);
-    const combined = AbortSignal.any([new AbortController().signal, deadlineSignal(20)]);
+    const own = deadline(20).signal;
+    const combined = AbortSignal.any([new AbortController().signal, deadline(20).signal]);
     expect(own.aborted).toBe(false);
     const reason = await new Promise<unknown>((resolve) =>
       combined.addEventListener("abort", () => resolve(combined.reason)),

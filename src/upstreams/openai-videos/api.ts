@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Dispatcher, request } from "undici";
 import type { Channel } from "../../core/channel.js";
-import { deadlineSignal } from "../../core/deadline-signal.js";
+import { deadline } from "../../core/deadline-signal.js";
 import type { TaskAttachment } from "../../core/tasks/ports.js";
 import { UpstreamError } from "../../core/upstream-error.js";
 import { callUpstream, networkError, readJson, safeUrl } from "../http.js";
@@ -86,19 +86,26 @@ async function sendForm(
 ): Promise<UpstreamVideo> {
   const form = multipartBody(fields, file);
   const { timeoutMs, firstByteTimeoutMs } = limits(channel);
-  let res: Dispatcher.ResponseData;
+  // One controller for the call: the whole-call limit, following the caller's signal; its timer
+  // ends with the answer.
+  const limit = deadline(timeoutMs, signal);
   try {
-    res = await request(url, {
-      method: "POST",
-      headers: { authorization: `Bearer ${channel.key}`, accept: "application/json", "content-type": form.type },
-      body: form.body,
-      signal: AbortSignal.any([signal, deadlineSignal(timeoutMs)]),
-      headersTimeout: firstByteTimeoutMs ?? 60_000,
-    });
-  } catch (err) {
-    throw networkError(err, url);
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${channel.key}`, accept: "application/json", "content-type": form.type },
+        body: form.body,
+        signal: limit.signal,
+        headersTimeout: firstByteTimeoutMs ?? 60_000,
+      });
+    } catch (err) {
+      throw networkError(err, url);
+    }
+    return asVideo(await readJson(res, url, { secret: channel.key }), url);
+  } finally {
+    limit.clear();
   }
-  return asVideo(await readJson(res, url, { secret: channel.key }), url);
 }
 
 /** Creates a video upstream (JSON, or a form when a reference image goes with it). */
