@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConfigOverrides, loadConfig } from "../../src/config.js";
 import { loadConfigWithFile } from "../../src/config-file.js";
 import { startTestGateway } from "../support/gateway.js";
+import { refusedPort } from "../support/refused-port.js";
 import { startTestBucket, type TestBucket } from "../support/s3.js";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "mg-blob-settings-"));
@@ -120,11 +120,7 @@ describe("the start-up check of the bucket", () => {
   });
 
   it("stops the start when the service cannot be reached, naming S3_ENDPOINT", async () => {
-    // A port that was free a moment ago: nothing listens there.
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as { port: number };
-    await new Promise((resolve) => server.close(resolve));
+    const port = await refusedPort();
     const failed = await startFailure({
       ...bucket.settings(),
       s3: { ...bucket.settings().s3, endpoint: `http://127.0.0.1:${port}` },

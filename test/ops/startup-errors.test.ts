@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HAS_PG, PG_URL } from "../support/postgres.js";
+import { refusedPort } from "../support/refused-port.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const ADMIN_KEY = "startup-admin-key-0123456789";
@@ -29,15 +30,6 @@ function serve(env: Record<string, string>, args: string[] = []): Promise<{ code
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr })));
 }
 
-/** A TCP port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Exit 1 and exactly one line on stderr, no stack trace, matching `line`. */
 function expectOneLine(result: { code: number | null; stderr: string }, line: RegExp) {
   expect(result.code).toBe(1);
@@ -49,7 +41,7 @@ function expectOneLine(result: { code: number | null; stderr: string }, line: Re
 
 describe("a start-up failure is one line naming the setting, the fault and the remedy", () => {
   it.concurrent("an unreachable REDIS_URL", async () => {
-    const port = await closedPort();
+    const port = await refusedPort();
     expectOneLine(
       await serve({ REDIS_URL: `redis://127.0.0.1:${port}`, DATA_DIR: path.join(dir, "redis") }),
       new RegExp(
@@ -59,7 +51,7 @@ describe("a start-up failure is one line naming the setting, the fault and the r
   });
 
   it.concurrent("an unreachable PostgreSQL", async () => {
-    const port = await closedPort();
+    const port = await refusedPort();
     const result = await serve({ DATABASE_URL: `postgres://gw:s3cret-pw@127.0.0.1:${port}/gateway` });
     expectOneLine(
       result,
@@ -137,7 +129,7 @@ describe("a start-up failure is one line naming the setting, the fault and the r
   });
 
   it.concurrent("shows the stack and the library's error with LOG_LEVEL=debug", async () => {
-    const port = await closedPort();
+    const port = await refusedPort();
     const result = await serve({ DATABASE_URL: `postgres://gw@127.0.0.1:${port}/gateway`, LOG_LEVEL: "debug" });
     expect(result.code).toBe(1);
     expect(result.stderr.split("\n")[0]).toMatch(/^media-gateway: cannot start: DATABASE_URL: /);

@@ -1,5 +1,6 @@
 import http from "node:http";
 import net from "node:net";
+import { refusedPort } from "../support/refused-port.js";
 
 /**
  * A misbehaving upstream on loopback. A channel's base URL chooses the fault:
@@ -188,15 +189,13 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
   });
   const resetPort = await listen(resetter);
 
-  // A port that was free a moment ago and is closed now: connections are refused.
-  const closed = net.createServer();
-  const refusedPort = await listen(closed);
-  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  // A port nothing listens on: connections are refused.
+  const closedPort = await refusedPort();
 
   return {
     hits,
     baseUrl(fault, phase = "all") {
-      if (fault === "connection-refused") return `http://127.0.0.1:${refusedPort}`;
+      if (fault === "connection-refused") return `http://127.0.0.1:${closedPort}`;
       if (fault === "connection-reset") return `http://127.0.0.1:${resetPort}`;
       return `http://127.0.0.1:${httpPort}/${phase}/${fault}`;
     },

@@ -5,18 +5,10 @@ import { ChannelProbe } from "../../src/routing/channel-probe.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
+import { refusedPort } from "../support/refused-port.js";
 
 const MODEL = "gemini-2.5-flash";
 const KEY = "sim-key-failover";
-
-/** A port nobody listens on: connections to it are refused. */
-async function closedPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`failover across channels [${kind}]`, () => {
@@ -41,7 +33,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       ids.refusing = await gw.createChannel({
         ...base,
         name: "refusing",
-        baseUrl: `http://127.0.0.1:${await closedPort()}`,
+        baseUrl: `http://127.0.0.1:${await refusedPort()}`,
       });
       ids.hanging = await gw.createChannel({
         ...base,
