@@ -27,6 +27,9 @@ export async function openHotUserStore(pipelined: boolean) {
       oid === 20 || oid === 1700 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
   } as pg.CustomTypesConfig;
   const pool = new pg.Pool({ connectionString: database.url, max: 10, types });
+  // As the gateway's store: a connection ended by the server (the database is dropped with its
+  // connections at the end) must not become an unhandled error.
+  pool.on("error", () => {});
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
     log: (event) => {
@@ -42,6 +45,7 @@ export async function openHotUserStore(pipelined: boolean) {
       pipeline: true,
       Client: PreparingClient,
     });
+    ledgerPool.on("error", () => {});
     ledgerPool.on("connect", (client) => {
       const query = client.query.bind(client) as (text: string, values?: unknown[]) => Promise<unknown>;
       Object.assign(client, {
