@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GatewayError } from "../../src/core/errors.js";
 import { openStore } from "../../src/store/database.js";
 import { Ledger } from "../../src/store/ledger.js";
-import { type HotUserStore, openHotUserStore } from "../support/hot-user-pg.js";
+import { useHotUserStore } from "../support/hot-user-pg.js";
 import { HAS_PG } from "../support/postgres.js";
 
 // One hot user on PostgreSQL: the holds and settlements asked for at the same moment share a
@@ -15,15 +15,7 @@ describe.skipIf(!HAS_PG).each([
   { runs: "through the query builder", pipelined: false },
   { runs: "on a pipelined connection", pipelined: true },
 ])("one hot user on PostgreSQL, bare runs $runs", ({ pipelined }) => {
-  let h: HotUserStore;
-
-  beforeAll(async () => {
-    h = await openHotUserStore(pipelined);
-  }, 60_000);
-
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHotUserStore(pipelined);
 
   it("takes 200 concurrent holds of one user in a few transactions and ends with exact balances", async () => {
     const { ledger, userId, tokenId } = await h.hotUser(100_000);

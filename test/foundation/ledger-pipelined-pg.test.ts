@@ -1,25 +1,17 @@
 import { CompiledQuery } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/database.js";
 import { Ledger } from "../../src/store/ledger.js";
 import { CLOSE_ALL } from "../../src/store/postgres/batch-statements.js";
 import { WRITE_TOGETHER } from "../../src/store/postgres/together-statement.js";
-import { type HotUserStore, openHotUserStore } from "../support/hot-user-pg.js";
+import { useHotUserStore } from "../support/hot-user-pg.js";
 import { HAS_PG } from "../support/postgres.js";
 
 // The ledger's bare runs on PostgreSQL's pipelined connection (src/store/postgres/pipelined-batch.ts):
 // what each batch sends, in what order, and that its outcomes stay exact when it cannot go through.
 
 describe.skipIf(!HAS_PG)("the ledger's pipelined batches on PostgreSQL", () => {
-  let h: HotUserStore;
-
-  beforeAll(async () => {
-    h = await openHotUserStore(true);
-  }, 60_000);
-
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHotUserStore(true);
 
   it("closes charges it opened itself with one statement, its own transaction", async () => {
     const { ledger, userId, tokenId } = await h.hotUser(100_000);

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import type { Store } from "../../src/store/database.js";
 import { Ledger } from "../../src/store/ledger.js";
 import { migrateToLatest } from "../../src/store/migrate.js";
@@ -134,3 +135,20 @@ export async function openHotUserStore(pipelined: boolean) {
 }
 
 export type HotUserStore = Awaited<ReturnType<typeof openHotUserStore>>;
+
+/**
+ * The store of openHotUserStore for the tests of the enclosing `describe`: opened before them,
+ * closed (and its database dropped) after them. Its members are there once the tests run.
+ */
+export function useHotUserStore(pipelined: boolean): HotUserStore {
+  const store = {} as HotUserStore;
+  let opened: HotUserStore | undefined;
+  beforeAll(async () => {
+    opened = await openHotUserStore(pipelined);
+    Object.assign(store, opened);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.close();
+  });
+  return store;
+}

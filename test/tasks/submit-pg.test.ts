@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GatewayError } from "../../src/core/errors.js";
 import type { NewTask } from "../../src/core/tasks/ports.js";
 import { TaskStore } from "../../src/store/tasks.js";
-import { type HotUserStore, openHotUserStore } from "../support/hot-user-pg.js";
+import { useHotUserStore } from "../support/hot-user-pg.js";
 import { HAS_PG } from "../support/postgres.js";
 
 // A task's submit on PostgreSQL: the unfinished count, the hold and the task's row in one
@@ -10,15 +10,7 @@ import { HAS_PG } from "../support/postgres.js";
 // builder's transaction, which writes nothing and names the refusal.
 
 describe.skipIf(!HAS_PG)("task submits on PostgreSQL", () => {
-  let h: HotUserStore;
-
-  beforeAll(async () => {
-    h = await openHotUserStore(false);
-  }, 60_000);
-
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useHotUserStore(false);
 
   async function submitter(quota: number, tokenLimit: number | null = null) {
     const account = await h.hotUser(quota, 0, tokenLimit);
