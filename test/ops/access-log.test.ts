@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs, { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -147,7 +148,9 @@ describe("the gathering log destination", () => {
     const file = tempFile();
     const writes = vi.spyOn(fs, "write");
     try {
-      const destination = gatheringDestination(file);
+      // An open descriptor, as the gateway's stdout is.
+      const fd = fs.openSync(file, "a");
+      const destination = gatheringDestination(fd);
       const logger = pino(loggerOptions("info"), destination.stream);
       // One line per timer turn, as requests answered one at a time: each turn's write would have
       // ended before the next line, so a destination that writes at once writes every line alone.
@@ -158,7 +161,7 @@ describe("the gathering log destination", () => {
       await destination.stop();
       const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
       expect(lines.map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(Array.from({ length: 200 }, (_, i) => i));
-      const calls = writes.mock.calls.filter((c) => c[0] === (destination.stream as unknown as { fd: number }).fd);
+      const calls = writes.mock.calls.filter((c) => c[0] === fd);
       expect(calls.length).toBeGreaterThan(0);
       expect(calls.length).toBeLessThan(30);
     } finally {
@@ -175,5 +178,24 @@ describe("the gathering log destination", () => {
     while (lineCount(file) === 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(lineCount(file)).toBe(1);
     await destination.stop();
+  });
+
+  it("writes every gathered line when the process exits before the next write", () => {
+    const file = tempFile();
+    // The compiled module in a process of its own, writing to an open descriptor (as to stdout),
+    // which logs and exits at once: no timer turn, no stop. 30 lines are fewer than a gathering, 300 more than one.
+    for (const count of [30, 300]) {
+      const script = `
+        const { gatheringDestination } = await import(${JSON.stringify(path.resolve("dist/log-destination.js"))});
+        const pino = (await import("pino")).default;
+        const fd = (await import("node:fs")).openSync(${JSON.stringify(file)}, "a");
+        const logger = pino({}, gatheringDestination(fd).stream);
+        for (let i = 0; i < ${count}; i++) logger.info({ i }, "request completed");
+        process.exit(0);`;
+      fs.rmSync(file, { force: true });
+      execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd() });
+      const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
+      expect(lines.map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(Array.from({ length: count }, (_, i) => i));
+    }
   });
 });
