@@ -13,6 +13,9 @@ export interface BodyBounds {
  * accepted can later overflow a recursive serialiser (ours before an upstream call, or a store's).
  */
 export function jsonNestsDeeperThan(text: string, limit: number): boolean {
+  // Nesting deeper than `limit` takes more than `limit` opening brackets. Most bodies have a few
+  // dozen at most, counted by the engine's own search, far faster than a loop over every character.
+  if (!hasMoreThan(text, 123 /* { */, 91 /* [ */, limit)) return false;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -27,6 +30,17 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
       if (depth > limit) return true;
     } else if (c === 125 /* } */ || c === 93 /* ] */) {
       depth--;
+    }
+  }
+  return false;
+}
+
+/** Whether `text` holds more than `limit` characters that are `a` or `b` (strings included). */
+function hasMoreThan(text: string, a: number, b: number, limit: number): boolean {
+  let count = 0;
+  for (const c of [String.fromCharCode(a), String.fromCharCode(b)]) {
+    for (let at = text.indexOf(c); at !== -1; at = text.indexOf(c, at + 1)) {
+      if (++count > limit) return true;
     }
   }
   return false;
@@ -55,26 +69,49 @@ function fieldName(parent: string, key: string | number): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
+/** A place in the walked value: its parent's place and its key there (none for the root). */
+interface Place {
+  node: unknown;
+  parent: Place | null;
+  key: string | number;
+}
+
+/** The field name of a place (`body.contents[0].parts`), made only for the place reported. */
+function nameOf(place: Place, root: string): string {
+  const keys: Array<string | number> = [];
+  for (let at: Place | null = place; at?.parent; at = at.parent) keys.push(at.key);
+  let name = root;
+  for (let i = keys.length - 1; i >= 0; i--) name = fieldName(name, keys[i] as string | number);
+  return name;
+}
+
 /**
  * The first place in a parsed value (keys included) holding a string a store cannot hold, or a
  * `__proto__` key; null when there is none. Walks with its own stack, never by recursion.
  */
 export function findUnacceptableText(value: unknown, root: string): { field: string; reason: string } | null {
-  const stack: Array<[unknown, string]> = [[value, root]];
+  const stack: Place[] = [{ node: value, parent: null, key: root }];
   while (stack.length > 0) {
-    const [node, where] = stack.pop() as [unknown, string];
+    const place = stack.pop() as Place;
+    const node = place.node;
     if (typeof node === "string") {
-      if (isUnstorableText(node)) return { field: where, reason: "contains a NUL character or an unpaired surrogate" };
+      if (isUnstorableText(node)) {
+        return { field: nameOf(place, root), reason: "contains a NUL character or an unpaired surrogate" };
+      }
     } else if (Array.isArray(node)) {
-      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], fieldName(where, i)]);
+      for (let i = node.length - 1; i >= 0; i--) stack.push({ node: node[i], parent: place, key: i });
     } else if (node !== null && typeof node === "object") {
       for (const key of Object.keys(node)) {
-        const field = fieldName(where, key);
-        if (key === "__proto__") return { field, reason: "is a forbidden field name" };
-        if (isUnstorableText(key)) {
-          return { field: where, reason: "has a field name with a NUL character or an unpaired surrogate" };
+        if (key === "__proto__") {
+          return { field: fieldName(nameOf(place, root), key), reason: "is a forbidden field name" };
         }
-        stack.push([(node as Record<string, unknown>)[key], field]);
+        if (isUnstorableText(key)) {
+          return {
+            field: nameOf(place, root),
+            reason: "has a field name with a NUL character or an unpaired surrogate",
+          };
+        }
+        stack.push({ node: (node as Record<string, unknown>)[key], parent: place, key });
       }
     }
   }

@@ -66,5 +66,8 @@ describe("text a store cannot hold", () => {
     expect(findUnacceptableText({ "\ud800": 1 }, "body")?.reason).toMatch(/field name/);
     expect(findUnacceptableText(JSON.parse('{"__proto__": {"x": 1}}'), "body")?.field).toBe("body.__proto__");
     expect(findUnacceptableText({ a: ["fine", { b: 2 }] }, "body")).toBeNull();
+    expect(findUnacceptableText({ "a b": [0, { c: ["x\udfff"] }] }, "body")?.field).toBe('body["a b"][1].c[0]');
+    expect(findUnacceptableText({ a: [{ "\u0000": 1 }] }, "body")?.field).toBe("body.a[0]");
+    expect(findUnacceptableText("a\u0000", "params")?.field).toBe("params");
   });
 });
