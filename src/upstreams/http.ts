@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { Agent, type Dispatcher, errors, request } from "undici";
+import { Agent, type Dispatcher, errors } from "undici";
 import { deadline } from "../core/deadline-signal.js";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
 import { withoutSecret } from "./secret-scrub.js";
@@ -31,6 +31,30 @@ function agentFor(connectTimeoutMs: number | undefined): Agent {
     agents.set(timeout, agent);
   }
   return agent;
+}
+
+/** Most URLs whose origin and path are kept (channels times models times actions, in practice far fewer). */
+const MAX_TARGETS = 1000;
+
+/** The origin and path of each URL called, parsed once: a call names its pool by origin. */
+const targets = new Map<string, { origin: string; path: string }>();
+
+/**
+ * `url` split as undici's `request(url)` splits it (the path with its query, no fragment); throws
+ * when it is not an http(s) URL.
+ */
+function targetOf(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (!target) {
+    const parsed = new URL(url);
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new TypeError(`unsupported protocol ${parsed.protocol}`);
+    }
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
 }
 
 export interface UpstreamCall {
@@ -91,9 +115,10 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
   const signal = limit ? limit.signal : call.signal;
   const end = limit ? limit.clear : () => {};
   try {
-    const res = await request(call.url, {
+    // The pool's own request: undici's `request(url)` parses the URL again on every call.
+    const res = await agentFor(call.connectTimeoutMs).request({
+      ...targetOf(call.url),
       method: call.method,
-      dispatcher: agentFor(call.connectTimeoutMs),
       headers: {
         ...(body === undefined ? {} : { "content-type": "application/json" }),
         ...call.headers,

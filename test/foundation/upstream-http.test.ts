@@ -1,0 +1,53 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UpstreamError } from "../../src/core/upstream-error.js";
+import { callUpstream } from "../../src/upstreams/http.js";
+
+describe("an upstream call's target", () => {
+  let server: Server;
+  let base: string;
+  const seen: Array<{ method: string; url: string; body: string }> = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        seen.push({ method: req.method ?? "", url: req.url ?? "", body });
+        res.setHeader("content-type", "application/json");
+        res.end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("reaches the URL's path with its query, without its fragment, each time it is called", async () => {
+    seen.length = 0;
+    for (const [url, path] of [
+      [`${base}/v1beta/models/m:streamGenerateContent?alt=sse#part`, "/v1beta/models/m:streamGenerateContent?alt=sse"],
+      [`${base}/v1/chat/completions`, "/v1/chat/completions"],
+      [`${base}/v1beta/models/m:streamGenerateContent?alt=sse#part`, "/v1beta/models/m:streamGenerateContent?alt=sse"],
+      [`${base}/a%20b/c?x=1&y=%2F`, "/a%20b/c?x=1&y=%2F"],
+    ] as const) {
+      const res = await callUpstream({ method: "POST", url, json: { path } });
+      expect(res.statusCode).toBe(200);
+      expect(await res.body.json()).toEqual({ ok: true });
+      expect(seen.at(-1)).toEqual({ method: "POST", url: path, body: JSON.stringify({ path }) });
+    }
+  });
+
+  it("refuses a URL that is not http(s) as an upstream failure, before anything is sent", async () => {
+    seen.length = 0;
+    for (const url of ["ftp://127.0.0.1/x", "not a url", `${base.replace("http:", "file:")}/x`]) {
+      const failure = await callUpstream({ method: "GET", url }).catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(UpstreamError);
+      expect((failure as UpstreamError).kind).toBe("retryable");
+    }
+    expect(seen).toEqual([]);
+  });
+});
