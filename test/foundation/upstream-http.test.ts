@@ -7,7 +7,7 @@ import { callUpstream } from "../../src/upstreams/http.js";
 describe("an upstream call's target", () => {
   let server: Server;
   let base: string;
-  const seen: Array<{ method: string; url: string; body: string }> = [];
+  const seen: Array<{ method: string; url: string; body: string; type?: string; key?: string }> = [];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -16,7 +16,15 @@ describe("an upstream call's target", () => {
         body += chunk;
       });
       req.on("end", () => {
-        seen.push({ method: req.method ?? "", url: req.url ?? "", body });
+        const type = req.headers["content-type"];
+        const key = req.headers["x-goog-api-key"] as string | undefined;
+        seen.push({
+          method: req.method ?? "",
+          url: req.url ?? "",
+          body,
+          ...(type ? { type } : {}),
+          ...(key ? { key } : {}),
+        });
         res.setHeader("content-type", "application/json");
         res.end('{"ok":true}');
       });
@@ -37,8 +45,25 @@ describe("an upstream call's target", () => {
       const res = await callUpstream({ method: "POST", url, json: { path } });
       expect(res.statusCode).toBe(200);
       expect(await res.body.json()).toEqual({ ok: true });
-      expect(seen.at(-1)).toEqual({ method: "POST", url: path, body: JSON.stringify({ path }) });
+      expect(seen.at(-1)).toEqual({
+        method: "POST",
+        url: path,
+        body: JSON.stringify({ path }),
+        type: "application/json",
+      });
     }
+  });
+
+  it("sends the call's own headers, and a JSON content type only with a body", async () => {
+    seen.length = 0;
+    await (await callUpstream({ method: "GET", url: `${base}/a`, headers: { "x-goog-api-key": "k1" } })).body.dump();
+    await (
+      await callUpstream({ method: "POST", url: `${base}/b`, jsonText: "[1]", headers: { "x-goog-api-key": "k2" } })
+    ).body.dump();
+    expect(seen).toEqual([
+      { method: "GET", url: "/a", body: "", key: "k1" },
+      { method: "POST", url: "/b", body: "[1]", type: "application/json", key: "k2" },
+    ]);
   });
 
   it("refuses a URL that is not http(s) as an upstream failure, before anything is sent", async () => {
