@@ -4,14 +4,14 @@
  * change of a few percent from noise. Each build runs its compiled dist/ (built here when stale)
  * through bench/gateway-entry.mjs, on SQLite by default, with access logs at `info` to a file.
  *
- *   node --import tsx bench/ab.ts --a <checkout> --b <checkout> [--phase generate|stream|chat]
+ *   node --import tsx bench/ab.ts --a <checkout> --b <checkout> [--phase generate|stream|chat|image]
  *        [--rounds 6] [--duration 3] [--warmup 1] [--connections 32] [--pg]
  *        [--a-node="<node flags>"] [--b-node="<node flags>"]
  *
  * `--a-node` / `--b-node` give a build's gateway process node flags of its own (a V8 heap setting,
  * say), so that one checkout can be set against itself.
  *
- * Printed: each round's server CPU per answered request and rate for A and B, then the medians,
+ * Printed: each round's server CPU per answered request, rate and p99 for A and B, then the medians,
  * B's CPU per request against A's, and each gateway's highest RSS over the whole run.
  */
 
@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { createTemporaryDatabase, provisionGateway } from "./gateway-setup.js";
 import { type LoadRequest, type LoadResult, loadTarget, median } from "./load.js";
 import { ChildProcesses, memoryOf } from "./processes.js";
-import { CHAT_MODEL, chatRequest, geminiRequest, MODEL, UPSTREAM_KEY } from "./scenarios.js";
+import { CHAT_MODEL, chatRequest, geminiRequest, IMAGE_MODEL, imageRequest, MODEL, UPSTREAM_KEY } from "./scenarios.js";
 import { buildIfStale } from "./tasks-submit-load.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -44,8 +44,10 @@ async function main(): Promise<void> {
     },
   });
   if (!values.a || !values.b) throw new Error("--a and --b (two checkouts of the gateway) are required");
-  const phase = values.phase as "generate" | "stream" | "chat";
-  if (!["generate", "stream", "chat"].includes(phase)) throw new Error("--phase: generate, stream or chat");
+  const phase = values.phase as "generate" | "stream" | "chat" | "image";
+  if (!["generate", "stream", "chat", "image"].includes(phase)) {
+    throw new Error("--phase: generate, stream, chat or image");
+  }
   const roots = { A: path.resolve(values.a), B: path.resolve(values.b) };
   const nodeFlags = {
     A: values["a-node"].split(/\s+/).filter(Boolean),
@@ -95,10 +97,17 @@ async function main(): Promise<void> {
         child.url,
         adminKey,
         { url: upstream.url, key: UPSTREAM_KEY },
-        { gemini: [MODEL], chat: [CHAT_MODEL], priced: [CHAT_MODEL] },
+        // An image phase leaves chat out: a build from before chat channels can be loaded too.
+        phase === "image"
+          ? { gemini: [MODEL, IMAGE_MODEL], chat: [], priced: [] }
+          : { gemini: [MODEL], chat: [CHAT_MODEL], priced: [CHAT_MODEL] },
       );
       const request =
-        phase === "chat" ? chatRequest(child.url, token) : geminiRequest(child.url, token, phase === "stream");
+        phase === "chat"
+          ? chatRequest(child.url, token)
+          : phase === "image"
+            ? imageRequest(child.url, token)
+            : geminiRequest(child.url, token, phase === "stream");
       targets.push({ name, pid: child.pid, request, results: [] });
     }
     for (let round = 1; round <= rounds; round++) {
@@ -109,15 +118,16 @@ async function main(): Promise<void> {
         t.results.push(r);
         const cpu = r.cpu?.[0]?.msPerRequest ?? Number.NaN;
         process.stdout.write(
-          `round ${round} ${t.name}: ${(cpu * 1000).toFixed(0)} us/req, ${r.requestsPerSecond.toFixed(0)} req/s, non2xx ${r.non2xx}, errors ${r.errors}\n`,
+          `round ${round} ${t.name}: ${(cpu * 1000).toFixed(0)} us/req, ${r.requestsPerSecond.toFixed(0)} req/s, p99 ${r.latencyMs.p99} ms, non2xx ${r.non2xx}, errors ${r.errors}\n`,
         );
       }
     }
     const cpuOf = (t: (typeof targets)[number]) => median(t.results.map((r) => (r.cpu?.[0]?.msPerRequest ?? 0) * 1000));
     const rateOf = (t: (typeof targets)[number]) => median(t.results.map((r) => r.requestsPerSecond));
+    const p99Of = (t: (typeof targets)[number]) => median(t.results.map((r) => r.latencyMs.p99));
     const [a, b] = targets as [(typeof targets)[number], (typeof targets)[number]];
     process.stdout.write(
-      `median A: ${cpuOf(a).toFixed(0)} us/req ${rateOf(a).toFixed(0)} req/s; B: ${cpuOf(b).toFixed(0)} us/req ${rateOf(b).toFixed(0)} req/s; B/A CPU ${(cpuOf(b) / cpuOf(a)).toFixed(3)}\n`,
+      `median A: ${cpuOf(a).toFixed(0)} us/req ${rateOf(a).toFixed(0)} req/s p99 ${p99Of(a)} ms; B: ${cpuOf(b).toFixed(0)} us/req ${rateOf(b).toFixed(0)} req/s p99 ${p99Of(b)} ms; B/A CPU ${(cpuOf(b) / cpuOf(a)).toFixed(3)}\n`,
     );
     const rss = (t: (typeof targets)[number]) => {
       const m = memoryOf(t.pid);

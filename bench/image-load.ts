@@ -7,9 +7,7 @@ import { type LoadResult, type LoadSettings, loadTarget, type WatchedProcess } f
 import type { MemorySampler } from "./memory-sampler.js";
 import type { RunningChild } from "./processes.js";
 import type { BenchResults, TargetId } from "./results.js";
-import { IMAGE_MODEL, preflight, UPSTREAM_KEY } from "./scenarios.js";
-
-const IMAGE_PROMPT = "a lighthouse at dawn, watercolour";
+import { IMAGE_MODEL, IMAGE_PROMPT, imageRequest, preflight, UPSTREAM_KEY } from "./scenarios.js";
 
 export interface ImageLoadContext {
   upstream: RunningChild;
@@ -40,11 +38,7 @@ export async function measureImages(context: ImageLoadContext, images: BenchResu
     log(describe(`direct (${upstream.name})`, images.direct));
   }
   for (const { id, child, url, token } of context.gateways) {
-    const request = {
-      url: `${url}/v1/images/generations`,
-      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-      body: JSON.stringify({ model: IMAGE_MODEL, prompt: IMAGE_PROMPT }),
-    };
+    const request = imageRequest(url, token);
     const problem = await preflight(request, "image");
     if (problem) {
       images.notes.push(`${child.name}: not measured: ${problem}`);

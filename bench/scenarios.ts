@@ -49,6 +49,17 @@ export function chatRequest(base: string, key: string): LoadRequest {
   };
 }
 
+export const IMAGE_PROMPT = "a lighthouse at dawn, watercolour";
+
+/** OpenAI `POST /v1/images/generations` of IMAGE_MODEL (the 1K tier), Bearer `key`. */
+export function imageRequest(base: string, key: string): LoadRequest {
+  return {
+    url: `${trim(base)}/v1/images/generations`,
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify({ model: IMAGE_MODEL, prompt: IMAGE_PROMPT }),
+  };
+}
+
 /** What a good answer looks like: a JSON answer, a Gemini event stream, a chat stream ending in [DONE], an image URL. */
 export type Expectation = "json" | "sse" | "chat-sse" | "image";
 
