@@ -12,11 +12,19 @@ import { openAiFinish, openAiUsage } from "./answer.js";
  */
 export class OpenAiChunkSink implements ChatSink {
   private readonly opened = new Set<number>();
+  /**
+   * Every chunk's text up to its `choices`, the same for all chunks of the answer: made once, so
+   * that a chunk serialises only its choices (and usage), in the order of the fields as before.
+   */
+  private readonly prefix: string;
 
   constructor(
     private readonly sse: SseWriter,
     private readonly head: { id: string; model: string; created: number; includeUsage: boolean },
-  ) {}
+  ) {
+    const { id, model, created } = head;
+    this.prefix = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":`;
+  }
 
   private chunk(choice: number, delta: Record<string, unknown>, finishReason: string | null = null): Promise<void> {
     if (!this.opened.has(choice)) {
@@ -31,10 +39,8 @@ export class OpenAiChunkSink implements ChatSink {
   }
 
   private send(choices: unknown[], usage?: ChatUsage): Promise<void> {
-    const { id, model, created, includeUsage } = this.head;
-    const body: Record<string, unknown> = { id, object: "chat.completion.chunk", created, model, choices };
-    if (includeUsage) body.usage = usage ? openAiUsage(usage) : null;
-    return this.sse.send(JSON.stringify(body));
+    const tail = this.head.includeUsage ? `,"usage":${usage ? JSON.stringify(openAiUsage(usage)) : "null"}}` : "}";
+    return this.sse.send(`${this.prefix}${JSON.stringify(choices)}${tail}`);
   }
 
   async event(event: ChatEvent): Promise<void> {

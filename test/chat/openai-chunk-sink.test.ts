@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest";
+import type { SseWriter } from "../../src/api/chat/sse-writer.js";
+import { OpenAiChunkSink } from "../../src/api/openai-chat/stream-sink.js";
+
+/** An SSE writer that keeps what it is given. */
+function capture() {
+  const sent: string[] = [];
+  let ended = false;
+  const sse = {
+    send: async (data: string) => {
+      sent.push(data);
+    },
+    end: () => {
+      ended = true;
+    },
+  } as unknown as SseWriter;
+  return { sse, sent, ended: () => ended };
+}
+
+const usage = { inputTokens: 9, outputTokens: 24, cachedInputTokens: 2, reasoningTokens: 5 };
+
+describe("the OpenAI chunk sink's text", () => {
+  for (const includeUsage of [true, false]) {
+    it(`is each chunk as JSON, field for field in order (usage asked: ${includeUsage})`, async () => {
+      // A model name and an id with characters JSON escapes.
+      const head = { id: 'chatcmpl-"a\\b"', model: "m\u00e9/\u2028x\n", created: 1_700_000_123, includeUsage };
+      const { sse, sent, ended } = capture();
+      const sink = new OpenAiChunkSink(sse, head);
+      await sink.event({ type: "start" } as never);
+      await sink.event({ type: "text", choice: 0, text: 'say "hi"\n' } as never);
+      await sink.event({ type: "tool_call_start", choice: 1, index: 0, id: "call_1", name: "f" } as never);
+      await sink.event({ type: "tool_call_delta", choice: 1, index: 0, arguments: '{"x":' } as never);
+      await sink.event({ type: "finish", choice: 0, reason: "stop" } as never);
+      await sink.end(usage as never);
+
+      const chunk = (choices: unknown[], withUsage?: unknown) => ({
+        id: head.id,
+        object: "chat.completion.chunk",
+        created: head.created,
+        model: head.model,
+        choices,
+        ...(includeUsage ? { usage: withUsage ?? null } : {}),
+      });
+      const choice = (index: number, delta: unknown, finish: string | null = null) => ({
+        index,
+        delta,
+        logprobs: null,
+        finish_reason: finish,
+      });
+      const expected = [
+        chunk([choice(0, { role: "assistant", content: "" })]),
+        chunk([choice(0, { content: 'say "hi"\n' })]),
+        chunk([
+          choice(1, {
+            role: "assistant",
+            tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "f", arguments: "" } }],
+          }),
+        ]),
+        chunk([choice(1, { tool_calls: [{ index: 0, function: { arguments: '{"x":' } }] })]),
+        chunk([choice(0, {}, "stop")]),
+        ...(includeUsage
+          ? [
+              chunk([], {
+                prompt_tokens: 9,
+                completion_tokens: 24,
+                total_tokens: 33,
+                prompt_tokens_details: { cached_tokens: 2 },
+                completion_tokens_details: { reasoning_tokens: 5 },
+              }),
+            ]
+          : []),
+      ].map((c) => JSON.stringify(c));
+      expect(sent).toEqual([...expected, "[DONE]"]);
+      expect(ended()).toBe(true);
+    });
+  }
+});
