@@ -42,12 +42,31 @@ function isSecretParam(rawName: string): boolean {
   return SECRET_PARAMS.has(decodeLeniently(rawName).trim().toLowerCase());
 }
 
+/** URLs that redaction leaves as they are, remembered (bounded, and only short ones). */
+const CLEAN_URLS_MAX = 1024;
+const CLEAN_URL_MAX_LENGTH = 512;
+const cleanUrls = new Set<string>();
+
 /**
  * A URL as it may be logged. The query is split into its parameters and each name decoded before
  * it is judged, so a credential parameter is blanked however it is spelled (`?key=`, `?%6Bey=`,
  * `?KEY=`); the upstream callback path's secret and a console invite's token are blanked too.
+ *
+ * A URL that comes out unchanged holds nothing to blank, and most requests repeat a few paths
+ * (`/v1beta/models/{model}:streamGenerateContent?alt=sse`): such URLs are remembered and given
+ * back at once. A URL that had something blanked is never remembered.
  */
 export function redactUrl(url: string): string {
+  if (cleanUrls.has(url)) return url;
+  const redacted = redactQueryAndPath(url);
+  if (redacted === url && url.length <= CLEAN_URL_MAX_LENGTH) {
+    if (cleanUrls.size >= CLEAN_URLS_MAX) cleanUrls.clear();
+    cleanUrls.add(url);
+  }
+  return redacted;
+}
+
+function redactQueryAndPath(url: string): string {
   const hash = url.indexOf("#");
   const bare = hash === -1 ? url : url.slice(0, hash);
   const mark = bare.indexOf("?");

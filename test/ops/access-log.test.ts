@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { gatheringDestination } from "../../src/log-destination.js";
-import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
+import { AccessLogController, loggerOptions, redactUrl, requestLoggerFactory } from "../../src/logger.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 interface LogLine {
@@ -197,5 +197,24 @@ describe("the gathering log destination", () => {
       const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
       expect(lines.map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(Array.from({ length: count }, (_, i) => i));
     }
+  });
+});
+
+describe("the logged URL", () => {
+  it("is blanked every time it holds a secret, however often the same clean URLs came before", () => {
+    const secret = "/v1beta/models/m:generateContent?alt=sse&key=s3cret";
+    const clean = "/v1beta/models/m:generateContent?alt=sse";
+    const blanked = "/v1beta/models/m:generateContent?alt=sse&key=[redacted]";
+    for (let round = 0; round < 3; round++) {
+      expect(redactUrl(clean)).toBe(clean);
+      expect(redactUrl(secret)).toBe(blanked);
+      expect(redactUrl("/tasks/callback/abc123/x")).toBe("/tasks/callback/[redacted]/x");
+    }
+    // More distinct clean URLs than are remembered: the answers stay the same.
+    for (let i = 0; i < 3000; i++)
+      expect(redactUrl(`/audioa/fetch/task_${i}?x=${i}`)).toBe(`/audioa/fetch/task_${i}?x=${i}`);
+    expect(redactUrl(secret)).toBe(blanked);
+    expect(redactUrl(`${clean}#part`)).toBe(clean);
+    expect(redactUrl(`${"/a".repeat(400)}?%6Bey=k`)).toBe(`${"/a".repeat(400)}?%6Bey=[redacted]`);
   });
 });
