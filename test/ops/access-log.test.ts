@@ -6,7 +6,8 @@ import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { gatheringDestination } from "../../src/log-destination.js";
-import { AccessLogController, loggerOptions, redactUrl, requestLoggerFactory } from "../../src/logger.js";
+import { redactUrl } from "../../src/log-redaction.js";
+import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 interface LogLine {
@@ -180,23 +181,48 @@ describe("the gathering log destination", () => {
     await destination.stop();
   });
 
+  /** Runs `body` in a process of its own with `logger`, a pino logger on a gathering destination over `file`'s descriptor (as over stdout), and `destination`; the lines' `i`. */
+  const linesOfProcess = (file: string, body: string): number[] => {
+    const script = `
+      const { gatheringDestination } = await import(${JSON.stringify(path.resolve("dist/log-destination.js"))});
+      const pino = (await import("pino")).default;
+      const fd = (await import("node:fs")).openSync(${JSON.stringify(file)}, "a");
+      const destination = gatheringDestination(fd);
+      const logger = pino({}, destination.stream);
+      ${body}`;
+    fs.rmSync(file, { force: true });
+    execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd() });
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { i: number }).i);
+  };
+
   it("writes every gathered line when the process exits before the next write", () => {
     const file = tempFile();
-    // The compiled module in a process of its own, writing to an open descriptor (as to stdout),
-    // which logs and exits at once: no timer turn, no stop. 30 lines are fewer than a gathering, 300 more than one.
+    // Logs and exits at once: no timer turn, no stop. 30 lines are fewer than a gathering, 300 more
+    // than one: the first gathering's write may still be under way at exit and land after the rest,
+    // so the lines are counted, not their order.
     for (const count of [30, 300]) {
-      const script = `
-        const { gatheringDestination } = await import(${JSON.stringify(path.resolve("dist/log-destination.js"))});
-        const pino = (await import("pino")).default;
-        const fd = (await import("node:fs")).openSync(${JSON.stringify(file)}, "a");
-        const logger = pino({}, gatheringDestination(fd).stream);
-        for (let i = 0; i < ${count}; i++) logger.info({ i }, "request completed");
-        process.exit(0);`;
-      fs.rmSync(file, { force: true });
-      execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: process.cwd() });
-      const lines = readFileSync(file, "utf8").split("\n").filter(Boolean);
-      expect(lines.map((l) => (JSON.parse(l) as { i: number }).i)).toEqual(Array.from({ length: count }, (_, i) => i));
+      const seen = linesOfProcess(
+        file,
+        `for (let i = 0; i < ${count}; i++) logger.info({ i }, "request completed");
+        process.exit(0);`,
+      );
+      expect(seen.sort((x, y) => x - y)).toEqual(Array.from({ length: count }, (_, i) => i));
     }
+  });
+
+  it("writes the lines logged after its stop when the process exits (a gateway's last lines)", () => {
+    const file = tempFile();
+    const seen = linesOfProcess(
+      file,
+      `logger.info({ i: 0 }, "shutting down");
+      await destination.stop();
+      logger.info({ i: 1 }, "stopped");
+      process.exit(0);`,
+    );
+    expect(seen).toEqual([0, 1]);
   });
 });
 
