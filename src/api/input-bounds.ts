@@ -15,7 +15,7 @@ export interface BodyBounds {
 export function jsonNestsDeeperThan(text: string, limit: number): boolean {
   // Nesting deeper than `limit` takes more than `limit` opening brackets. Most bodies have a few
   // dozen at most, counted by the engine's own search, far faster than a loop over every character.
-  if (!hasMoreThan(text, 123 /* { */, 91 /* [ */, limit)) return false;
+  if (!hasMoreOpeningsThan(text, limit)) return false;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -35,16 +35,19 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
-/** Whether `text` holds more than `limit` characters that are `a` or `b` (strings included). */
-function hasMoreThan(text: string, a: number, b: number, limit: number): boolean {
+const OPENINGS = ["{", "["] as const;
+
+/** Whether `text` holds more than `limit` opening brackets, `{` and `[` (those in strings too). */
+function hasMoreOpeningsThan(text: string, limit: number): boolean {
   let count = 0;
-  for (const c of [String.fromCharCode(a), String.fromCharCode(b)]) {
-    for (let at = text.indexOf(c); at !== -1; at = text.indexOf(c, at + 1)) {
+  for (const bracket of OPENINGS) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) {
       if (++count > limit) return true;
     }
   }
   return false;
 }
+
 
 /** Whether the quote at `at` is preceded by an odd number of backslashes (after `from`). */
 function isEscaped(text: string, at: number, from: number): boolean {
