@@ -48,7 +48,6 @@ function hasMoreOpeningsThan(text: string, limit: number): boolean {
   return false;
 }
 
-
 /** Whether the quote at `at` is preceded by an odd number of backslashes (after `from`). */
 function isEscaped(text: string, at: number, from: number): boolean {
   let backslashes = 0;
