@@ -60,6 +60,38 @@ describe("SSE event reader", () => {
     );
   });
 
+  it("reads events whose lines end in any mix of LF, CR and CRLF, however the text is cut", () => {
+    const ending = fc.constantFrom("\n", "\r", "\r\n");
+    const value = fc.string({ maxLength: 40 }).filter((v) => !/[\r\n]/.test(v));
+    const line = fc.record({ kind: fc.constantFrom("data", "data", "comment", "other"), value, ending });
+    const event = fc.record({ lines: fc.array(line, { minLength: 1, maxLength: 4 }), blank: ending });
+    fc.assert(
+      fc.property(
+        fc.array(event, { minLength: 1, maxLength: 5 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        (events, at) => {
+          let text = "";
+          const expected: string[] = [];
+          for (const e of events) {
+            const data: string[] = [];
+            for (const l of e.lines) {
+              if (l.kind === "data") {
+                text += `data: ${l.value}${l.ending}`;
+                data.push(l.value);
+              } else text += `${l.kind === "comment" ? ":" : "id:"}${l.value}${l.ending}`;
+            }
+            // A blank line right after a lone CR must not start with LF: the two would be one CRLF.
+            const last = e.lines[e.lines.length - 1]?.ending;
+            text += last === "\r" && e.blank === "\n" ? "\r" : e.blank;
+            if (data.length > 0) expected.push(data.join("\n"));
+          }
+          expect(decodeAll(cut(text, at))).toEqual(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it("does not end an event early when a CRLF is split between two chunks", () => {
     const decoder = new SseEventDecoder();
     expect(decoder.push('data: {"a":1}\r')).toEqual([]);

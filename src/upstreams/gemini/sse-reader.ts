@@ -28,30 +28,50 @@ export class SseEventDecoder {
     return out;
   }
 
+  /**
+   * Hands on every complete line. The line endings are found with `indexOf` (native, far faster
+   * than a loop over every character for an event of a few hundred bytes); the position of the
+   * next `\r` and of the next `\n` are each searched again only once passed, so a stream with no
+   * `\r` at all is searched for one once per push, not once per line.
+   */
   private drain(out: string[], final: boolean): void {
     const buf = this.buffer;
     let start = 0;
-    let i = this.scanned;
-    while (i < buf.length) {
-      const c = buf.charCodeAt(i);
-      if (c !== 10 && c !== 13) {
-        i += 1;
-        continue;
+    let from = this.scanned;
+    let cr = buf.indexOf("\r", from);
+    let lf = buf.indexOf("\n", from);
+    for (;;) {
+      if (cr !== -1 && cr < from) cr = buf.indexOf("\r", from);
+      if (lf !== -1 && lf < from) lf = buf.indexOf("\n", from);
+      const end = cr === -1 ? lf : lf === -1 || cr < lf ? cr : lf;
+      if (end === -1) {
+        from = buf.length;
+        break;
       }
       // A `\r` at the very end may be the first half of `\r\n`: wait for the next push.
-      if (c === 13 && i + 1 === buf.length && !final) break;
-      this.line(buf.slice(start, i), out);
-      i += c === 13 && buf.charCodeAt(i + 1) === 10 ? 2 : 1;
-      start = i;
+      if (end === cr && end + 1 === buf.length && !final) {
+        from = end;
+        break;
+      }
+      this.line(buf.slice(start, end), out);
+      from = end === cr && lf === end + 1 ? end + 2 : end + 1;
+      start = from;
     }
-    this.buffer = buf.slice(start);
-    this.scanned = i - start;
+    this.buffer = start === 0 ? buf : buf.slice(start);
+    this.scanned = from - start;
   }
 
   private line(line: string, out: string[]): void {
     if (line === "") {
-      if (this.data.length > 0) out.push(this.data.join("\n"));
-      this.data = [];
+      const data = this.data;
+      if (data.length === 1) out.push(data[0] as string);
+      else if (data.length > 1) out.push(data.join("\n"));
+      if (data.length > 0) this.data = [];
+      return;
+    }
+    // The usual line first: `data: <json>`.
+    if (line.startsWith("data:")) {
+      this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
       return;
     }
     if (line.startsWith(":")) return;
