@@ -1,61 +1,9 @@
-import type { Readable } from "node:stream";
-import { Agent, type Dispatcher, errors } from "undici";
+import { Readable } from "node:stream";
+import { type Dispatcher, errors } from "undici";
 import { deadline } from "../core/deadline-signal.js";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
+import { agentFor, targetOf } from "./pools.js";
 import { withoutSecret } from "./secret-scrub.js";
-
-/** Time allowed to open a connection when the channel sets no `connectTimeoutMs`. */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-
-function keepAliveAgent(connectTimeoutMs: number): Agent {
-  return new Agent({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 120_000,
-    connections: 512,
-    connect: { timeout: connectTimeoutMs },
-  });
-}
-
-/**
- * Keep-alive connection pools for upstream calls, one per connect timeout in use: channels that
- * set none (or the same one) share a pool. The connect timeout is a setting of the pool in undici,
- * so a channel's `connectTimeoutMs` picks its pool.
- */
-const agents = new Map<number, Agent>([[DEFAULT_CONNECT_TIMEOUT_MS, keepAliveAgent(DEFAULT_CONNECT_TIMEOUT_MS)]]);
-
-function agentFor(connectTimeoutMs: number | undefined): Agent {
-  const timeout = connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  let agent = agents.get(timeout);
-  if (!agent) {
-    agent = keepAliveAgent(timeout);
-    agents.set(timeout, agent);
-  }
-  return agent;
-}
-
-/** Most URLs whose origin and path are kept (channels times models times actions, in practice far fewer). */
-const MAX_TARGETS = 1000;
-
-/** The origin and path of each URL called, parsed once: a call names its pool by origin. */
-const targets = new Map<string, { origin: string; path: string }>();
-
-/**
- * `url` split as undici's `request(url)` splits it (the path with its query, no fragment); throws
- * when it is not an http(s) URL.
- */
-function targetOf(url: string): { origin: string; path: string } {
-  let target = targets.get(url);
-  if (!target) {
-    const parsed = new URL(url);
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw new TypeError(`unsupported protocol ${parsed.protocol}`);
-    }
-    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-    if (targets.size >= MAX_TARGETS) targets.clear();
-    targets.set(url, target);
-  }
-  return target;
-}
 
 export interface UpstreamCall {
   method: "GET" | "POST";
@@ -143,7 +91,7 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
  * `secret` (the channel key) is blanked from any upstream text put into the error.
  */
 export async function readJson(
-  res: Dispatcher.ResponseData,
+  res: ChunkedAnswer,
   url: string,
   options: { maxBytes?: number; secret?: string } = {},
 ): Promise<unknown> {
@@ -193,6 +141,18 @@ export function upstreamMessage(body: unknown, secret?: string): string | null {
   return typeof m === "string" ? withoutSecret(m.slice(0, 4000), secret).slice(0, 500) : null;
 }
 
+/** A body read chunk by chunk (a direct call's: see direct-call.ts); `destroy` drops the rest. */
+export interface ChunkBody extends AsyncIterableIterator<Buffer> {
+  destroy(): void;
+}
+
+/** An answer whose body is read in chunks: undici's `request`'s, or a direct call's. */
+export interface ChunkedAnswer {
+  statusCode: number;
+  headers: Dispatcher.ResponseData["headers"];
+  body: Readable | ChunkBody;
+}
+
 /** Chunks held before the body is paused, while the reader is behind. */
 const HELD_CHUNKS = 16;
 
@@ -202,7 +162,9 @@ const HELD_CHUNKS = 16;
  * small queue, paused when the reader falls behind. A body that closes before its end fails like
  * the stream's own iterator does; returning early destroys the body.
  */
-export function bodyChunks(body: Readable): AsyncIterableIterator<Buffer> {
+export function bodyChunks(body: Readable | ChunkBody): AsyncIterableIterator<Buffer> {
+  // A direct call's body is chunks already.
+  if (!(body instanceof Readable)) return body;
   const queue: Buffer[] = [];
   let ended = false;
   let failure: unknown = null;

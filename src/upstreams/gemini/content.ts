@@ -1,7 +1,7 @@
-import type { Dispatcher } from "undici";
 import type { ContentChunk, UpstreamBody } from "../../core/content/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
-import { bodyChunks, callUpstream, networkError, safeUrl } from "../http.js";
+import { callUpstreamForText, callUpstreamStreaming } from "../direct-call.js";
+import { bodyChunks, type ChunkedAnswer, networkError, safeUrl, type UpstreamCall } from "../http.js";
 import { geminiError, geminiStreamError } from "./errors.js";
 import { SseByteDecoder } from "./sse-reader.js";
 
@@ -27,8 +27,8 @@ export function contentUrl(baseUrl: string, model: string, stream: boolean): str
   return stream ? `${path}:streamGenerateContent?alt=sse` : `${path}:generateContent`;
 }
 
-function send(channel: GeminiContentChannel, url: string, body: UpstreamBody, signal: AbortSignal) {
-  return callUpstream({
+function callOf(channel: GeminiContentChannel, url: string, body: UpstreamBody, signal: AbortSignal): UpstreamCall {
+  return {
     method: "POST",
     url,
     headers: { "x-goog-api-key": channel.key },
@@ -38,10 +38,10 @@ function send(channel: GeminiContentChannel, url: string, body: UpstreamBody, si
     connectTimeoutMs: channel.settings.connectTimeoutMs,
     firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
     timeoutMs: channel.settings.timeoutMs,
-  });
+  };
 }
 
-async function readText(res: Dispatcher.ResponseData, url: string): Promise<string> {
+async function readText(res: ChunkedAnswer, url: string): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -79,13 +79,14 @@ export async function generateContent(
   signal: AbortSignal,
 ): Promise<ContentChunk> {
   const url = contentUrl(channel.baseUrl, upstreamModel, false);
-  const res = await send(channel, url, body, signal);
-  const text = await readText(res, url);
-  if (res.statusCode < 200 || res.statusCode >= 300) throw geminiError(res.statusCode, text, channel.key);
-  return parseChunk(text, url, channel.key);
+  // Read whole as it arrives, with no stream made of it (see callUpstreamForText).
+  const answer = await callUpstreamForText(callOf(channel, url, body, signal), MAX_ANSWER_BYTES);
+  if (answer.statusCode < 200 || answer.statusCode >= 300)
+    throw geminiError(answer.statusCode, answer.text, channel.key);
+  return parseChunk(answer.text, url, channel.key);
 }
 
-async function* chunksOf(res: Dispatcher.ResponseData, url: string, key: string): AsyncGenerator<ContentChunk> {
+async function* chunksOf(res: ChunkedAnswer, url: string, key: string): AsyncGenerator<ContentChunk> {
   const type = String(res.headers["content-type"] ?? "");
   try {
     if (type.includes("application/json")) {
@@ -117,7 +118,8 @@ export async function openContentStream(
   signal: AbortSignal,
 ): Promise<ContentStream> {
   const url = contentUrl(channel.baseUrl, upstreamModel, true);
-  const res = await send(channel, url, body, signal);
+  // Read as it arrives, with no readable stream made of it (see callUpstreamStreaming).
+  const res = await callUpstreamStreaming(callOf(channel, url, body, signal));
   if (res.statusCode < 200 || res.statusCode >= 300) {
     throw geminiError(res.statusCode, await readText(res, url), channel.key);
   }

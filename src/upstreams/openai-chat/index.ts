@@ -1,10 +1,10 @@
-import type { Dispatcher } from "undici";
 import { answerAsEvents } from "../../core/chat/answer-events.js";
 import type { ChatAnswer, ChatEvent, ChatRequest } from "../../core/chat/canonical.js";
 import type { ChatUpstream } from "../../core/chat/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
+import { callUpstreamStreaming } from "../direct-call.js";
 import { SseByteDecoder } from "../gemini/sse-reader.js";
-import { bodyChunks, callUpstream, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
+import { bodyChunks, type ChunkedAnswer, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
 import { answerFromWire, OpenAiChunkReader } from "./answer.js";
 import { openAiChatBody } from "./request.js";
 
@@ -21,8 +21,9 @@ export function chatCompletionsUrl(baseUrl: string): string {
   return base.endsWith("/v1") ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
 }
 
+/** The call; its answer is read as it arrives, with no readable stream made of it (see callUpstreamStreaming). */
 function send(channel: OpenAiChatChannel, body: unknown, signal: AbortSignal) {
-  return callUpstream({
+  return callUpstreamStreaming({
     method: "POST",
     url: chatCompletionsUrl(channel.baseUrl),
     headers: { authorization: `Bearer ${channel.key}` },
@@ -59,7 +60,7 @@ function parseEvent(data: string, url: string, key: string): unknown {
 }
 
 /** The canonical events of an SSE answer, read from the socket in this one loop. */
-async function* eventsOf(res: Dispatcher.ResponseData, url: string, key: string, model: string) {
+async function* eventsOf(res: ChunkedAnswer, url: string, key: string, model: string) {
   const reader = new OpenAiChunkReader(model);
   const decoder = new SseByteDecoder();
   try {

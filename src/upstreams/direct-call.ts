@@ -1,0 +1,269 @@
+import type { Dispatcher } from "undici";
+import { deadline } from "../core/deadline-signal.js";
+import { UpstreamError } from "../core/upstream-error.js";
+import { type ChunkBody, networkError, safeUrl, type UpstreamCall } from "./http.js";
+import { agentFor, targetOf } from "./pools.js";
+
+/** An upstream answer read whole. */
+export interface UpstreamText {
+  statusCode: number;
+  headers: Dispatcher.ResponseData["headers"];
+  text: string;
+}
+
+/** Largest answer read whole when the caller sets no limit. */
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+
+/** The reason an aborted signal gives, as the Error undici's controller takes. */
+function reasonOf(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError");
+}
+
+/** What both calls make of an UpstreamCall before anything is sent. */
+interface Prepared {
+  options: Dispatcher.DispatchOptions;
+  signal: AbortSignal | undefined;
+  /** Ends the call's time limit (and its following of the caller's signal). */
+  clear: () => void;
+}
+
+/**
+ * The call's dispatch options, as `callUpstream` makes them; throws a plain error for a body that
+ * cannot be serialised and an UpstreamError for a URL that is not http(s).
+ */
+function prepare(call: UpstreamCall): Prepared {
+  // Serialised before the call: a body the gateway cannot serialise is its own failure.
+  const body = call.jsonText ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
+  let target: { origin: string; path: string };
+  try {
+    target = targetOf(call.url);
+  } catch (err) {
+    throw networkError(err, call.url);
+  }
+  const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+  if (call.headers) Object.assign(headers, call.headers);
+  const limit = call.timeoutMs ? deadline(call.timeoutMs, call.signal) : null;
+  return {
+    options: {
+      origin: target.origin,
+      path: target.path,
+      method: call.method,
+      headers,
+      body,
+      headersTimeout: call.firstByteTimeoutMs ?? 60_000,
+      bodyTimeout: call.bodyTimeoutMs ?? 300_000,
+    },
+    signal: limit ? limit.signal : call.signal,
+    clear: limit ? limit.clear : () => {},
+  };
+}
+
+/**
+ * Sends one upstream request and reads its whole answer as text: for an answer that is read whole
+ * anyway (a synchronous content call, an error). It goes straight to the pool's `dispatch`, the
+ * answer's chunks gathered as they arrive: undici's `request` (what `callUpstream` uses) makes a
+ * readable stream of every answer and a handler of its own that watches the signal, which a body
+ * read whole at once has no use for. Everything else is as `callUpstream` and a read of its
+ * body: the same options and pools, a body that cannot be serialised is a plain error, network
+ * failures and aborts come back as classified UpstreamErrors, and `timeoutMs` holds until the
+ * answer is read. An answer above `maxBytes` is dropped as a retryable failure.
+ */
+export function callUpstreamForText(call: UpstreamCall, maxBytes = DEFAULT_MAX_BYTES): Promise<UpstreamText> {
+  let prepared: Prepared;
+  try {
+    prepared = prepare(call);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const { options, signal, clear } = prepared;
+  return new Promise<UpstreamText>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let statusCode = 0;
+    let headers: UpstreamText["headers"] = {};
+    let controller: Dispatcher.DispatchController | null = null;
+    let done = false;
+    const finish = (error: unknown, answer?: UpstreamText) => {
+      if (done) return;
+      done = true;
+      signal?.removeEventListener("abort", onAbort);
+      clear();
+      if (answer) resolve(answer);
+      else reject(error);
+    };
+    // Aborted while still waiting for a connection: the call fails at once, and is dropped as
+    // soon as the pool starts it.
+    const onAbort = () => {
+      const reason = reasonOf(signal as AbortSignal);
+      controller?.abort(reason);
+      finish(networkError(reason, call.url));
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    agentFor(call.connectTimeoutMs).dispatch(options, {
+      onRequestStart(c) {
+        controller = c;
+        if (signal?.aborted) c.abort(reasonOf(signal));
+      },
+      onResponseStart(_c, status, answerHeaders) {
+        statusCode = status;
+        headers = answerHeaders;
+      },
+      onResponseData(c, chunk) {
+        size += chunk.length;
+        if (size > maxBytes) {
+          c.abort(
+            new UpstreamError("retryable", `upstream answer larger than ${maxBytes} bytes (${safeUrl(call.url)})`),
+          );
+          return;
+        }
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        finish(null, { statusCode, headers, text: Buffer.concat(chunks, size).toString("utf8") });
+      },
+      onResponseError(_c, err) {
+        finish(err instanceof UpstreamError ? err : networkError(err, call.url));
+      },
+    });
+  });
+}
+
+/** An upstream answer whose body is read as it arrives. */
+export interface UpstreamStream {
+  statusCode: number;
+  headers: Dispatcher.ResponseData["headers"];
+  body: ChunkBody;
+}
+
+/** Chunks held before the upstream's socket is paused, while the reader is behind. */
+const HELD_CHUNKS = 16;
+
+/** Why a body dropped by its reader is ended (never seen by a caller). */
+const DROPPED = new Error("The reader dropped the answer.");
+
+/**
+ * Sends one upstream request and resolves once its answer's head has arrived, its body to be read
+ * as it comes: for a stream read chunk by chunk. Straight on the pool's `dispatch`, as
+ * callUpstreamForText: undici's `request` makes each answer a readable stream, which the reader
+ * (`bodyChunks`) only turns back into chunks. The body holds up to HELD_CHUNKS chunks, then
+ * pauses the socket until the reader catches up. A body that fails makes the reader's `next`
+ * reject with undici's error once the chunks before it are read, as the readable's iterator
+ * does (callers classify it); `return` or `destroy` drop the call. Failures before the head come
+ * back as classified UpstreamErrors, as `callUpstream`'s do; `timeoutMs` holds until the body has
+ * been read or dropped.
+ */
+export function callUpstreamStreaming(call: UpstreamCall): Promise<UpstreamStream> {
+  let prepared: Prepared;
+  try {
+    prepared = prepare(call);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const { options, signal, clear } = prepared;
+  return new Promise<UpstreamStream>((resolve, reject) => {
+    const queue: Buffer[] = [];
+    let controller: Dispatcher.DispatchController | null = null;
+    let headed = false;
+    // Ended, failed or dropped: nothing more comes from the upstream.
+    let over = false;
+    let ended = false;
+    let failure: unknown = null;
+    let waiting: { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | null = null;
+    const settle = () => {
+      if (!waiting) return;
+      const w = waiting;
+      const chunk = queue.shift();
+      if (chunk !== undefined) {
+        waiting = null;
+        w.resolve({ value: chunk, done: false });
+      } else if (failure !== null) {
+        waiting = null;
+        w.reject(failure);
+      } else if (ended) {
+        waiting = null;
+        w.resolve({ value: undefined, done: true });
+      }
+    };
+    const close = () => {
+      over = true;
+      signal?.removeEventListener("abort", onAbort);
+      clear();
+    };
+    const fail = (err: unknown) => {
+      if (over) return;
+      close();
+      if (!headed) reject(err instanceof UpstreamError ? err : networkError(err, call.url));
+      failure = err;
+      settle();
+    };
+    const onAbort = () => {
+      const reason = reasonOf(signal as AbortSignal);
+      fail(reason);
+      controller?.abort(reason);
+    };
+    const drop = () => {
+      queue.length = 0;
+      ended = true;
+      if (!over) {
+        close();
+        controller?.abort(DROPPED);
+      }
+      settle();
+    };
+    const body: ChunkBody = {
+      next() {
+        const chunk = queue.shift();
+        if (chunk !== undefined) {
+          if (queue.length < HELD_CHUNKS && !over && controller?.paused) controller.resume();
+          return Promise.resolve({ value: chunk, done: false });
+        }
+        if (failure !== null) return Promise.reject(failure);
+        if (ended) return Promise.resolve({ value: undefined, done: true });
+        if (controller?.paused) controller.resume();
+        return new Promise((resolveNext, rejectNext) => {
+          waiting = { resolve: resolveNext, reject: rejectNext };
+        });
+      },
+      return() {
+        drop();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      destroy() {
+        drop();
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    agentFor(call.connectTimeoutMs).dispatch(options, {
+      onRequestStart(c) {
+        controller = c;
+        if (signal?.aborted) c.abort(reasonOf(signal));
+      },
+      onResponseStart(_c, statusCode, headers) {
+        if (over) return;
+        headed = true;
+        resolve({ statusCode, headers, body });
+      },
+      onResponseData(c, chunk) {
+        // undici hands on an empty chunk when it resumes a paused parser: nothing to read.
+        if (over || chunk.length === 0) return;
+        queue.push(chunk);
+        if (queue.length >= HELD_CHUNKS) c.pause();
+        settle();
+      },
+      onResponseEnd() {
+        if (over) return;
+        ended = true;
+        close();
+        settle();
+      },
+      onResponseError(_c, err) {
+        fail(err);
+      },
+    });
+  });
+}
