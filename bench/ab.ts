@@ -151,6 +151,16 @@ async function main(): Promise<void> {
     process.stdout.write(
       `median A: ${cpuOf("A").toFixed(0)} us/req ${rateOf("A").toFixed(0)} req/s p99 ${p99Of("A")} ms; B: ${cpuOf("B").toFixed(0)} us/req ${rateOf("B").toFixed(0)} req/s p99 ${p99Of("B")} ms; B/A CPU ${(cpuOf("B") / cpuOf("A")).toFixed(3)}\n`,
     );
+    // Each round loads A and B one after the other: the ratio within a round cancels the
+    // machine's slower drifts, which move both alike, so its median and spread say more than
+    // the ratio of the two medians.
+    const cpuUs = (r: LoadResult) => (r.cpu?.[0]?.msPerRequest ?? Number.NaN) * 1000;
+    const ratios = results.A.map((a, i) => cpuUs(results.B[i] as LoadResult) / cpuUs(a)).filter(Number.isFinite);
+    if (ratios.length > 0) {
+      process.stdout.write(
+        `per round B/A CPU: median ${median(ratios).toFixed(3)}, from ${Math.min(...ratios).toFixed(3)} to ${Math.max(...ratios).toFixed(3)}, B lower in ${ratios.filter((x) => x < 1).length} of ${ratios.length}\n`,
+      );
+    }
     process.stdout.write(`highest RSS A: ${highestRss.A.toFixed(0)} MiB; B: ${highestRss.B.toFixed(0)} MiB\n`);
   } finally {
     await children.stopAll();
