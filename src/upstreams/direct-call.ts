@@ -1,6 +1,7 @@
 import type { Dispatcher } from "undici";
 import { deadline } from "../core/deadline-signal.js";
 import { UpstreamError } from "../core/upstream-error.js";
+import { ChunkQueue } from "./chunk-queue.js";
 import { type ChunkBody, networkError, safeUrl, type UpstreamCall } from "./http.js";
 import { agentFor, targetOf } from "./pools.js";
 
@@ -25,6 +26,17 @@ interface Prepared {
   signal: AbortSignal | undefined;
   /** Ends the call's time limit (and its following of the caller's signal). */
   clear: () => void;
+}
+
+/** Runs `run` with the call prepared, or fails as preparing it failed (see prepare). */
+function withPrepared<T>(call: UpstreamCall, run: (prepared: Prepared) => Promise<T>): Promise<T> {
+  let prepared: Prepared;
+  try {
+    prepared = prepare(call);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return run(prepared);
 }
 
 /**
@@ -69,64 +81,61 @@ function prepare(call: UpstreamCall): Prepared {
  * answer is read. An answer above `maxBytes` is dropped as a retryable failure.
  */
 export function callUpstreamForText(call: UpstreamCall, maxBytes = DEFAULT_MAX_BYTES): Promise<UpstreamText> {
-  let prepared: Prepared;
-  try {
-    prepared = prepare(call);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  const { options, signal, clear } = prepared;
-  return new Promise<UpstreamText>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let statusCode = 0;
-    let headers: UpstreamText["headers"] = {};
-    let controller: Dispatcher.DispatchController | null = null;
-    let done = false;
-    const finish = (error: unknown, answer?: UpstreamText) => {
-      if (done) return;
-      done = true;
-      signal?.removeEventListener("abort", onAbort);
-      clear();
-      if (answer) resolve(answer);
-      else reject(error);
-    };
-    // Aborted while still waiting for a connection: the call fails at once, and is dropped as
-    // soon as the pool starts it.
-    const onAbort = () => {
-      const reason = reasonOf(signal as AbortSignal);
-      controller?.abort(reason);
-      finish(networkError(reason, call.url));
-    };
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    agentFor(call.connectTimeoutMs).dispatch(options, {
-      onRequestStart(c) {
-        controller = c;
-        if (signal?.aborted) c.abort(reasonOf(signal));
-      },
-      onResponseStart(_c, status, answerHeaders) {
-        statusCode = status;
-        headers = answerHeaders;
-      },
-      onResponseData(c, chunk) {
-        size += chunk.length;
-        if (size > maxBytes) {
-          c.abort(
-            new UpstreamError("retryable", `upstream answer larger than ${maxBytes} bytes (${safeUrl(call.url)})`),
-          );
-          return;
-        }
-        chunks.push(chunk);
-      },
-      onResponseEnd() {
-        finish(null, { statusCode, headers, text: Buffer.concat(chunks, size).toString("utf8") });
-      },
-      onResponseError(_c, err) {
-        finish(err instanceof UpstreamError ? err : networkError(err, call.url));
-      },
-    });
-  });
+  return withPrepared(
+    call,
+    ({ options, signal, clear }) =>
+      new Promise<UpstreamText>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let statusCode = 0;
+        let headers: UpstreamText["headers"] = {};
+        let controller: Dispatcher.DispatchController | null = null;
+        let done = false;
+        const finish = (error: unknown, answer?: UpstreamText) => {
+          if (done) return;
+          done = true;
+          signal?.removeEventListener("abort", onAbort);
+          clear();
+          if (answer) resolve(answer);
+          else reject(error);
+        };
+        // Aborted while still waiting for a connection: the call fails at once, and is dropped as
+        // soon as the pool starts it.
+        const onAbort = () => {
+          const reason = reasonOf(signal as AbortSignal);
+          controller?.abort(reason);
+          finish(networkError(reason, call.url));
+        };
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        agentFor(call.connectTimeoutMs).dispatch(options, {
+          onRequestStart(c) {
+            controller = c;
+            if (signal?.aborted) c.abort(reasonOf(signal));
+          },
+          onResponseStart(_c, status, answerHeaders) {
+            statusCode = status;
+            headers = answerHeaders;
+          },
+          onResponseData(c, chunk) {
+            size += chunk.length;
+            if (size > maxBytes) {
+              c.abort(
+                new UpstreamError("retryable", `upstream answer larger than ${maxBytes} bytes (${safeUrl(call.url)})`),
+              );
+              return;
+            }
+            chunks.push(chunk);
+          },
+          onResponseEnd() {
+            finish(null, { statusCode, headers, text: Buffer.concat(chunks, size).toString("utf8") });
+          },
+          onResponseError(_c, err) {
+            finish(err instanceof UpstreamError ? err : networkError(err, call.url));
+          },
+        });
+      }),
+  );
 }
 
 /** An upstream answer whose body is read as it arrives. */
@@ -154,116 +163,81 @@ const DROPPED = new Error("The reader dropped the answer.");
  * been read or dropped.
  */
 export function callUpstreamStreaming(call: UpstreamCall): Promise<UpstreamStream> {
-  let prepared: Prepared;
-  try {
-    prepared = prepare(call);
-  } catch (err) {
-    return Promise.reject(err);
-  }
-  const { options, signal, clear } = prepared;
-  return new Promise<UpstreamStream>((resolve, reject) => {
-    const queue: Buffer[] = [];
-    let controller: Dispatcher.DispatchController | null = null;
-    let headed = false;
-    // Ended, failed or dropped: nothing more comes from the upstream.
-    let over = false;
-    let ended = false;
-    let failure: unknown = null;
-    let waiting: { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | null = null;
-    const settle = () => {
-      if (!waiting) return;
-      const w = waiting;
-      const chunk = queue.shift();
-      if (chunk !== undefined) {
-        waiting = null;
-        w.resolve({ value: chunk, done: false });
-      } else if (failure !== null) {
-        waiting = null;
-        w.reject(failure);
-      } else if (ended) {
-        waiting = null;
-        w.resolve({ value: undefined, done: true });
-      }
-    };
-    const close = () => {
-      over = true;
-      signal?.removeEventListener("abort", onAbort);
-      clear();
-    };
-    const fail = (err: unknown) => {
-      if (over) return;
-      close();
-      if (!headed) reject(err instanceof UpstreamError ? err : networkError(err, call.url));
-      failure = err;
-      settle();
-    };
-    const onAbort = () => {
-      const reason = reasonOf(signal as AbortSignal);
-      fail(reason);
-      controller?.abort(reason);
-    };
-    const drop = () => {
-      queue.length = 0;
-      ended = true;
-      if (!over) {
-        close();
-        controller?.abort(DROPPED);
-      }
-      settle();
-    };
-    const body: ChunkBody = {
-      next() {
-        const chunk = queue.shift();
-        if (chunk !== undefined) {
-          if (queue.length < HELD_CHUNKS && !over && controller?.paused) controller.resume();
-          return Promise.resolve({ value: chunk, done: false });
-        }
-        if (failure !== null) return Promise.reject(failure);
-        if (ended) return Promise.resolve({ value: undefined, done: true });
-        if (controller?.paused) controller.resume();
-        return new Promise((resolveNext, rejectNext) => {
-          waiting = { resolve: resolveNext, reject: rejectNext };
+  return withPrepared(
+    call,
+    ({ options, signal, clear }) =>
+      new Promise<UpstreamStream>((resolve, reject) => {
+        const queue = new ChunkQueue();
+        let controller: Dispatcher.DispatchController | null = null;
+        let headed = false;
+        // Ended, failed or dropped: nothing more comes from the upstream.
+        let over = false;
+        const close = () => {
+          over = true;
+          signal?.removeEventListener("abort", onAbort);
+          clear();
+        };
+        const fail = (err: unknown) => {
+          if (over) return;
+          close();
+          if (!headed) reject(err instanceof UpstreamError ? err : networkError(err, call.url));
+          queue.fail(err);
+        };
+        const onAbort = () => {
+          const reason = reasonOf(signal as AbortSignal);
+          fail(reason);
+          controller?.abort(reason);
+        };
+        const drop = () => {
+          queue.drop();
+          if (over) return;
+          close();
+          controller?.abort(DROPPED);
+        };
+        const body: ChunkBody = {
+          next() {
+            const next = queue.next();
+            if (!over && queue.length < HELD_CHUNKS && controller?.paused) controller.resume();
+            return next;
+          },
+          return() {
+            drop();
+            return Promise.resolve({ value: undefined, done: true });
+          },
+          destroy() {
+            drop();
+          },
+          [Symbol.asyncIterator]() {
+            return this;
+          },
+        };
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener("abort", onAbort, { once: true });
+        agentFor(call.connectTimeoutMs).dispatch(options, {
+          onRequestStart(c) {
+            controller = c;
+            if (signal?.aborted) c.abort(reasonOf(signal));
+          },
+          onResponseStart(_c, statusCode, headers) {
+            if (over) return;
+            headed = true;
+            resolve({ statusCode, headers, body });
+          },
+          onResponseData(c, chunk) {
+            // undici hands on an empty chunk when it resumes a paused parser: nothing to read.
+            if (over || chunk.length === 0) return;
+            queue.push(chunk);
+            if (queue.length >= HELD_CHUNKS) c.pause();
+          },
+          onResponseEnd() {
+            if (over) return;
+            close();
+            queue.end();
+          },
+          onResponseError(_c, err) {
+            fail(err);
+          },
         });
-      },
-      return() {
-        drop();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-      destroy() {
-        drop();
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    agentFor(call.connectTimeoutMs).dispatch(options, {
-      onRequestStart(c) {
-        controller = c;
-        if (signal?.aborted) c.abort(reasonOf(signal));
-      },
-      onResponseStart(_c, statusCode, headers) {
-        if (over) return;
-        headed = true;
-        resolve({ statusCode, headers, body });
-      },
-      onResponseData(c, chunk) {
-        // undici hands on an empty chunk when it resumes a paused parser: nothing to read.
-        if (over || chunk.length === 0) return;
-        queue.push(chunk);
-        if (queue.length >= HELD_CHUNKS) c.pause();
-        settle();
-      },
-      onResponseEnd() {
-        if (over) return;
-        ended = true;
-        close();
-        settle();
-      },
-      onResponseError(_c, err) {
-        fail(err);
-      },
-    });
-  });
+      }),
+  );
 }

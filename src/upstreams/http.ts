@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { type Dispatcher, errors } from "undici";
 import { deadline } from "../core/deadline-signal.js";
 import { classifyStatus, UpstreamError } from "../core/upstream-error.js";
+import { ChunkQueue } from "./chunk-queue.js";
 import { agentFor, targetOf } from "./pools.js";
 import { withoutSecret } from "./secret-scrub.js";
 
@@ -165,38 +166,17 @@ const HELD_CHUNKS = 16;
 export function bodyChunks(body: Readable | ChunkBody): AsyncIterableIterator<Buffer> {
   // A direct call's body is chunks already.
   if (!(body instanceof Readable)) return body;
-  const queue: Buffer[] = [];
+  const queue = new ChunkQueue();
   let ended = false;
-  let failure: unknown = null;
-  let waiting: { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | null = null;
-  const settle = () => {
-    if (!waiting) return;
-    const w = waiting;
-    const chunk = queue.shift();
-    if (chunk !== undefined) {
-      waiting = null;
-      w.resolve({ value: chunk, done: false });
-    } else if (failure !== null) {
-      waiting = null;
-      w.reject(failure);
-    } else if (ended) {
-      waiting = null;
-      w.resolve({ value: undefined, done: true });
-    }
-  };
   const onData = (chunk: Buffer) => {
     queue.push(chunk);
     if (queue.length >= HELD_CHUNKS) body.pause();
-    settle();
   };
   const onEnd = () => {
     ended = true;
-    settle();
+    queue.end();
   };
-  const onError = (err: unknown) => {
-    failure ??= err;
-    settle();
-  };
+  const onError = (err: unknown) => queue.fail(err);
   const onClose = () => {
     if (!ended) onError(Object.assign(new Error("Premature close"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
   };
@@ -211,23 +191,10 @@ export function bodyChunks(body: Readable | ChunkBody): AsyncIterableIterator<Bu
   };
   return {
     next() {
-      const chunk = queue.shift();
-      if (chunk !== undefined) {
-        if (queue.length < HELD_CHUNKS && body.isPaused() && !ended) body.resume();
-        return Promise.resolve({ value: chunk, done: false });
-      }
-      if (failure !== null) {
-        detach();
-        return Promise.reject(failure);
-      }
-      if (ended) {
-        detach();
-        return Promise.resolve({ value: undefined, done: true });
-      }
-      if (body.isPaused()) body.resume();
-      return new Promise((resolve, reject) => {
-        waiting = { resolve, reject };
-      });
+      const next = queue.next();
+      if (queue.finished) detach();
+      else if (queue.length < HELD_CHUNKS && !ended && body.isPaused()) body.resume();
+      return next;
     },
     return() {
       detach();
