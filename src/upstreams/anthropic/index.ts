@@ -1,10 +1,10 @@
-import type { Dispatcher } from "undici";
 import { answerAsEvents } from "../../core/chat/answer-events.js";
 import type { ChatEvent } from "../../core/chat/canonical.js";
 import type { ChatUpstream } from "../../core/chat/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
+import { callUpstreamStreaming } from "../direct-call.js";
 import { readSseEvents } from "../gemini/sse-reader.js";
-import { callUpstream, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
+import { type ChunkedAnswer, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
 import { AnthropicEventReader, answerFromAnthropic } from "./answer.js";
 import { anthropicBody, anthropicUntranslatable } from "./request.js";
 
@@ -22,8 +22,9 @@ export function messagesUrl(baseUrl: string): string {
   return base.endsWith("/v1") ? `${base}/messages` : `${base}/v1/messages`;
 }
 
+/** The call; its answer is read as it arrives, with no readable stream made of it (see callUpstreamStreaming). */
 function send(channel: AnthropicChannel, body: unknown, signal: AbortSignal) {
-  return callUpstream({
+  return callUpstreamStreaming({
     method: "POST",
     url: messagesUrl(channel.baseUrl),
     headers: { "x-api-key": channel.key, "anthropic-version": ANTHROPIC_VERSION },
@@ -50,7 +51,7 @@ function streamError(value: unknown, key: string): UpstreamError {
   return new UpstreamError(status === 400 ? "refused" : "retryable", `upstream error event: ${message}`, { status });
 }
 
-async function* eventsOf(res: Dispatcher.ResponseData, url: string, key: string, model: string) {
+async function* eventsOf(res: ChunkedAnswer, url: string, key: string, model: string) {
   const reader = new AnthropicEventReader(model);
   try {
     for await (const data of readSseEvents(res.body)) {
