@@ -24,7 +24,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createTemporaryDatabase, provisionGateway } from "./gateway-setup.js";
 import { type LoadResult, loadTarget, median } from "./load.js";
-import { ChildProcesses, memoryOf } from "./processes.js";
+import { ChildProcesses, memoryOf, startMinimalUpstream } from "./processes.js";
 import { CHAT_MODEL, chatRequest, geminiRequest, IMAGE_MODEL, imageRequest, MODEL, UPSTREAM_KEY } from "./scenarios.js";
 import { buildIfStale } from "./tasks-submit-load.js";
 
@@ -66,14 +66,7 @@ async function main(): Promise<void> {
   const children = new ChildProcesses();
   const drops: (() => Promise<void>)[] = [];
   try {
-    const upstream = await children.start({
-      name: "minimal upstream",
-      args: ["--import", "tsx", path.join(ROOT, "bench/minimal-upstream.ts")],
-      cwd: ROOT,
-      env: { ...process.env },
-      logFile: path.join(dir, "upstream.log"),
-      ready: { kind: "ipc" },
-    });
+    const upstream = await startMinimalUpstream(children, ROOT, path.join(dir, "upstream.log"));
     const adminKey = randomBytes(24).toString("hex");
     /** One gateway of each build: started fresh for each half of the rounds. */
     const startGateway = async (name: "A" | "B", half: number) => {

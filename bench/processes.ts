@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import net from "node:net";
+import path from "node:path";
 
 export interface ChildSpec {
   /** Short name for reports and errors. */
@@ -202,4 +203,16 @@ export class ChildProcesses {
     await Promise.all([...this.running.values()].map((entry) => this.stop(entry)));
     process.off("exit", this.killOnExit);
   }
+}
+
+/** Starts the minimal upstream (`bench/minimal-upstream.ts` of the checkout at `root`) among `children`. */
+export function startMinimalUpstream(children: ChildProcesses, root: string, logFile: string): Promise<RunningChild> {
+  return children.start({
+    name: "minimal upstream",
+    args: ["--import", "tsx", path.join(root, "bench/minimal-upstream.ts")],
+    cwd: root,
+    env: { ...process.env },
+    logFile,
+    ready: { kind: "ipc" },
+  });
 }

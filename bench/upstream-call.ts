@@ -17,7 +17,7 @@ import { callUpstreamForText, callUpstreamStreaming } from "../src/upstreams/dir
 import { SseByteDecoder } from "../src/upstreams/gemini/sse-reader.js";
 import { bodyChunks, type ChunkedAnswer, callUpstream, type UpstreamCall } from "../src/upstreams/http.js";
 import { median } from "./load.js";
-import { ChildProcesses } from "./processes.js";
+import { ChildProcesses, startMinimalUpstream } from "./processes.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -76,14 +76,7 @@ async function main(): Promise<void> {
   const connections = Number(values.connections);
   const children = new ChildProcesses();
   try {
-    const upstream = await children.start({
-      name: "minimal upstream",
-      args: ["--import", "tsx", path.join(ROOT, "bench/minimal-upstream.ts")],
-      cwd: ROOT,
-      env: { ...process.env },
-      logFile: "/dev/null",
-      ready: { kind: "ipc" },
-    });
+    const upstream = await startMinimalUpstream(children, ROOT, "/dev/null");
     const base = `${upstream.url}/v1beta/models/bench-model`;
     const calls_: Record<Kind, UpstreamCall> = {
       whole: { method: "POST", url: `${base}:generateContent`, jsonText: '{"contents":[]}' },

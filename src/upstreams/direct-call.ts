@@ -1,9 +1,8 @@
 import type { Dispatcher } from "undici";
-import { deadline } from "../core/deadline-signal.js";
 import { UpstreamError } from "../core/upstream-error.js";
 import { ChunkQueue } from "./chunk-queue.js";
-import { type ChunkBody, networkError, safeUrl, type UpstreamCall } from "./http.js";
-import { agentFor, targetOf } from "./pools.js";
+import { type ChunkBody, networkError, type PreparedCall, prepareCall, safeUrl, type UpstreamCall } from "./http.js";
+import { agentFor } from "./pools.js";
 
 /** An upstream answer read whole. */
 export interface UpstreamText {
@@ -20,54 +19,24 @@ function reasonOf(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new DOMException("This operation was aborted", "AbortError");
 }
 
-/** What both calls make of an UpstreamCall before anything is sent. */
+/** The call prepared as every upstream call is (see prepareCall), with its signal as an AbortSignal. */
 interface Prepared {
   options: Dispatcher.DispatchOptions;
   signal: AbortSignal | undefined;
-  /** Ends the call's time limit (and its following of the caller's signal). */
   clear: () => void;
 }
 
-/** Runs `run` with the call prepared, or fails as preparing it failed (see prepare). */
+/** Runs `run` with the call prepared, or fails as preparing it failed (see prepareCall). */
 function withPrepared<T>(call: UpstreamCall, run: (prepared: Prepared) => Promise<T>): Promise<T> {
-  let prepared: Prepared;
+  let prepared: PreparedCall;
   try {
-    prepared = prepare(call);
+    prepared = prepareCall(call);
   } catch (err) {
     return Promise.reject(err);
   }
-  return run(prepared);
-}
-
-/**
- * The call's dispatch options, as `callUpstream` makes them; throws a plain error for a body that
- * cannot be serialised and an UpstreamError for a URL that is not http(s).
- */
-function prepare(call: UpstreamCall): Prepared {
-  // Serialised before the call: a body the gateway cannot serialise is its own failure.
-  const body = call.jsonText ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
-  let target: { origin: string; path: string };
-  try {
-    target = targetOf(call.url);
-  } catch (err) {
-    throw networkError(err, call.url);
-  }
-  const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-  if (call.headers) Object.assign(headers, call.headers);
-  const limit = call.timeoutMs ? deadline(call.timeoutMs, call.signal) : null;
-  return {
-    options: {
-      origin: target.origin,
-      path: target.path,
-      method: call.method,
-      headers,
-      body,
-      headersTimeout: call.firstByteTimeoutMs ?? 60_000,
-      bodyTimeout: call.bodyTimeoutMs ?? 300_000,
-    },
-    signal: limit ? limit.signal : call.signal,
-    clear: limit ? limit.clear : () => {},
-  };
+  const { options, clear } = prepared;
+  // The pool's dispatch does not read the signal: the direct calls watch it themselves.
+  return run({ options, signal: (options.signal ?? undefined) as AbortSignal | undefined, clear });
 }
 
 /**

@@ -51,38 +51,62 @@ export function networkError(err: unknown, url: string): UpstreamError {
   return new UpstreamError("retryable", `upstream unreachable${code ? ` (${code})` : ""} (${where})`, { cause: err });
 }
 
+/** A call made ready to send: its options for the pool, and what ends its time limit. */
+export interface PreparedCall {
+  /** The pool's options; their `signal` is the call's time limit's when it has one, else the caller's. */
+  options: Dispatcher.RequestOptions;
+  /** Ends the call's time limit (and its following of the caller's signal). */
+  clear: () => void;
+}
+
 /**
- * Sends one upstream request; network failures come back as classified UpstreamErrors. The
- * `timeoutMs` limit holds until the answer's body has been read or dropped.
+ * What every upstream call makes of an UpstreamCall before anything is sent (`callUpstream` and
+ * the direct calls of direct-call.ts alike). Throws a plain error for a body that cannot be
+ * serialised and an UpstreamError for a URL that is not http(s).
  */
-export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+export function prepareCall(call: UpstreamCall): PreparedCall {
   // Serialised before the call: a body the gateway cannot serialise is its own failure (a plain
   // error, never an UpstreamError), so it neither fails over nor counts against the channel.
   const body = call.jsonText ?? (call.json === undefined ? undefined : JSON.stringify(call.json));
+  // The pool's own request: undici's `request(url)` parses the URL again on every call.
+  let target: { origin: string; path: string };
+  try {
+    target = targetOf(call.url);
+  } catch (err) {
+    throw networkError(err, call.url);
+  }
+  const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+  if (call.headers) Object.assign(headers, call.headers);
   // One controller per call, following the caller's signal; its timer ends with the answer's body.
   const limit = call.timeoutMs ? deadline(call.timeoutMs, call.signal) : null;
-  const signal = limit ? limit.signal : call.signal;
-  const end = limit ? limit.clear : () => {};
-  try {
-    // The pool's own request: undici's `request(url)` parses the URL again on every call. The
-    // options are made without spreads, in one shape for every call (spreads were 1.5% of a call).
-    const target = targetOf(call.url);
-    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-    if (call.headers) Object.assign(headers, call.headers);
-    const res = await agentFor(call.connectTimeoutMs).request({
+  // The options are made without spreads, in one shape for every call (spreads were 1.5% of a call).
+  return {
+    options: {
       origin: target.origin,
       path: target.path,
       method: call.method,
       headers,
       body,
-      signal,
+      signal: limit ? limit.signal : call.signal,
       headersTimeout: call.firstByteTimeoutMs ?? 60_000,
       bodyTimeout: call.bodyTimeoutMs ?? 300_000,
-    });
-    res.body.once("close", end);
+    },
+    clear: limit ? limit.clear : () => {},
+  };
+}
+
+/**
+ * Sends one upstream request; network failures come back as classified UpstreamErrors. The
+ * `timeoutMs` limit holds until the answer's body has been read or dropped.
+ */
+export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.ResponseData> {
+  const { options, clear } = prepareCall(call);
+  try {
+    const res = await agentFor(call.connectTimeoutMs).request(options);
+    res.body.once("close", clear);
     return res;
   } catch (err) {
-    end();
+    clear();
     throw networkError(err, call.url);
   }
 }
