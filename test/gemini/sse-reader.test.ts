@@ -1,6 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readSseEvents, SseEventDecoder } from "../../src/upstreams/gemini/sse-reader.js";
+import {
+  endsWholeUtf8,
+  readSseEvents,
+  SseByteDecoder,
+  SseEventDecoder,
+} from "../../src/upstreams/gemini/sse-reader.js";
 
 function decodeAll(pieces: string[]): string[] {
   const decoder = new SseEventDecoder();
@@ -107,5 +112,65 @@ describe("SSE event reader", () => {
     const out: string[] = [];
     for await (const data of readSseEvents(source())) out.push(data);
     expect(out).toEqual(['{"t":"héllo ✓"}']);
+  });
+
+  it("decodes bytes as one TextDecoder over the whole stream would, however the bytes are cut", () => {
+    // Pieces of a stream's bytes: event text, characters of two, three and four bytes, byte order
+    // marks, and malformed bytes (a lone continuation byte, a byte never used, a cut sequence).
+    const piece = fc.constantFrom(
+      ...["data: ", '{"t":"a"}', "\n\n", "\r\n", "é", "✓", "😀", "\ufeff", "x"].map((t) => [
+        ...new TextEncoder().encode(t),
+      ]),
+      [0x80],
+      [0xff],
+      [0xe2, 0x9c],
+      [0xf0, 0x9f, 0x98],
+      [0xc0, 0xaf],
+      [0xed, 0xa0, 0x80],
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 12 }), (pieces, positions) => {
+        const bytes = Uint8Array.from(pieces.flat());
+        const expected = decodeAll([new TextDecoder("utf-8").decode(bytes)]);
+        const points = [...new Set(positions.map((p) => p % (bytes.length + 1)))].sort((a, b) => a - b);
+        const decoder = new SseByteDecoder();
+        const out: string[] = [];
+        let start = 0;
+        for (const p of [...points, bytes.length]) {
+          out.push(...decoder.push(Buffer.from(bytes.subarray(start, p))));
+          start = p;
+        }
+        out.push(...decoder.finish());
+        expect(out).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("drops a byte order mark at the start of the stream only", () => {
+    const decoder = new SseByteDecoder();
+    const bom = [0xef, 0xbb, 0xbf];
+    expect(decoder.push(Uint8Array.from(bom.slice(0, 2)))).toEqual([]);
+    expect(decoder.push(Uint8Array.from([bom[2] as number, ...new TextEncoder().encode("data: a\n\n")]))).toEqual([
+      "a",
+    ]);
+    expect(decoder.push(Uint8Array.from([...new TextEncoder().encode("data: "), ...bom, 0x62, 0x0a, 0x0a]))).toEqual([
+      "\ufeffb",
+    ]);
+  });
+
+  it("tells a chunk that ends on a whole character from one cut inside a character", () => {
+    const bytes = (...b: number[]) => Uint8Array.from(b);
+    expect(endsWholeUtf8(bytes(0x61))).toBe(true);
+    expect(endsWholeUtf8(bytes(0x61, 0xc3, 0xa9))).toBe(true);
+    expect(endsWholeUtf8(bytes(0x61, 0xc3))).toBe(false);
+    expect(endsWholeUtf8(bytes(0xe2, 0x9c))).toBe(false);
+    expect(endsWholeUtf8(bytes(0xf0, 0x9f, 0x98, 0x80))).toBe(true);
+    expect(endsWholeUtf8(bytes(0xf0, 0x9f, 0x98))).toBe(false);
+    // Continuation bytes alone: their start may be held by the decoder.
+    expect(endsWholeUtf8(bytes(0x9c))).toBe(false);
+    // A byte that starts no sequence (0xff, 0xc0) is a whole (malformed) character.
+    expect(endsWholeUtf8(bytes(0x61, 0xff))).toBe(true);
+    expect(endsWholeUtf8(bytes(0xc0))).toBe(true);
   });
 });

@@ -85,25 +85,67 @@ export class SseEventDecoder {
 }
 
 /**
+ * Whether a chunk's last character is whole: no UTF-8 sequence begun in its last bytes waits for
+ * bytes of the next chunk. Looks back at most four bytes for the last byte that starts a sequence;
+ * a chunk ending in continuation bytes only is taken as not whole (a decoder may hold them).
+ */
+export function endsWholeUtf8(bytes: Uint8Array): boolean {
+  const n = bytes.length;
+  for (let i = n - 1; i >= 0 && i >= n - 4; i--) {
+    const b = bytes[i] as number;
+    if ((b & 0xc0) === 0x80) continue;
+    const length = b < 0xc2 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : b < 0xf5 ? 4 : 1;
+    return i + length <= n;
+  }
+  return false;
+}
+
+/**
  * SseEventDecoder over bytes: UTF-8 decoded across chunk boundaries. Lets an adapter read its
  * upstream's body in its own loop, without one more async generator (and its promise per event)
  * between the socket and the client.
+ *
+ * A chunk that ends on a whole character, with nothing held from the one before, is decoded by
+ * Buffer's own UTF-8 slice (about a sixth of a TextDecoder's time for an answer of a few KB, and
+ * no decoder made for it); only a chunk cut inside a character, and the one after it, go through
+ * the streaming TextDecoder. Both replace a malformed sequence alike. A byte order mark is dropped
+ * at the start of the stream only, as a TextDecoder does (and as server-sent events ask).
  */
 export class SseByteDecoder {
-  private readonly decoder = new TextDecoder("utf-8");
+  private decoder: InstanceType<typeof TextDecoder> | null = null;
+  /** The TextDecoder may hold the start of a character: the next chunk goes through it. */
+  private held = false;
+  private atStart = true;
   private readonly events = new SseEventDecoder();
 
   /** The `data` of every event completed by this chunk. */
   push(chunk: Uint8Array | string): string[] {
-    return this.events.push(typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true }));
+    if (typeof chunk === "string") return this.events.push(this.text(chunk));
+    if (chunk.length === 0) return [];
+    if (!this.held && endsWholeUtf8(chunk)) {
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      return this.events.push(this.text(bytes.toString("utf8")));
+    }
+    this.decoder ??= new TextDecoder("utf-8", { ignoreBOM: true });
+    const text = this.decoder.decode(chunk, { stream: true });
+    this.held = !endsWholeUtf8(chunk);
+    return this.events.push(this.text(text));
   }
 
   /** The stream ended: the events still held. */
   finish(): string[] {
-    const tail = this.decoder.decode();
+    const tail = this.held && this.decoder ? this.text(this.decoder.decode()) : "";
+    this.held = false;
     const out = tail === "" ? [] : this.events.push(tail);
     out.push(...this.events.finish());
     return out;
+  }
+
+  /** The decoded text, without the byte order mark when it is the stream's first character. */
+  private text(text: string): string {
+    if (!this.atStart || text === "") return text;
+    this.atStart = false;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
 }
 
