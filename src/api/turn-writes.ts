@@ -1,46 +1,73 @@
 import type { ServerResponse } from "node:http";
-import type { Socket } from "node:net";
+
+const RESOLVED = Promise.resolve();
 
 /**
- * Gathers what a streamed answer writes in one turn of the event loop into one socket write: the
- * upstream often sends several events in one packet, and the last of them comes with the end of
- * the stream. The socket itself is corked, not the response: ending a corked response drops the
- * events written in its turn on Node 24, and on Node 24 a corked response does not gather its
- * writes either. So the last events and the end of the answer leave in one write, on both.
+ * Gathers what a streamed answer writes in one turn of the event loop into one write of the
+ * response: the upstream often sends several events in one packet, and the last of them comes with
+ * the end of the stream. The text of a turn is joined and written once at its end (one chunk of
+ * the chunked answer, one pass through Node's write path, instead of one per event); the last
+ * events leave with the end of the answer in `end`.
+ *
+ * Back-pressure: when a turn's write finds the socket's buffer full, the writes of the turns after
+ * it wait for 'drain' (or the client's leaving) before more is produced; what one turn produced is
+ * never held back.
  */
 export class TurnWrites {
-  private corked: Socket | null = null;
-  private uncorkAt: NodeJS.Immediate | null = null;
+  private pending = "";
+  private flushAt: NodeJS.Immediate | null = null;
+  /** Set while the socket's buffer is full after a write: resolved on 'drain' or 'close'. */
+  private blocked: Promise<void> | null = null;
   private readonly flushNow = () => this.flush();
 
   constructor(private readonly raw: ServerResponse) {}
 
-  /** Called before a write: the writes of this turn leave together at its end (never later). */
-  gather(): void {
-    if (this.uncorkAt) return;
-    const socket = this.raw.socket;
-    if (!socket || socket.destroyed) return;
-    socket.cork();
-    this.corked = socket;
-    this.uncorkAt = setImmediate(this.flushNow);
+  /**
+   * Adds text to this turn's write. Resolves at once, unless an earlier turn's write found the
+   * socket's buffer full: then once it has drained or the client has gone.
+   */
+  write(text: string): Promise<void> {
+    const raw = this.raw;
+    if (raw.destroyed || raw.writableEnded) return RESOLVED;
+    this.pending += text;
+    this.flushAt ??= setImmediate(this.flushNow);
+    return this.blocked ?? RESOLVED;
   }
 
-  /** Sends what this turn gathered. */
+  /** Writes what this turn gathered. */
   flush(): void {
-    if (!this.uncorkAt) return;
-    clearImmediate(this.uncorkAt);
-    this.uncorkAt = null;
-    const socket = this.corked;
-    this.corked = null;
-    socket?.uncork();
+    if (this.flushAt) {
+      clearImmediate(this.flushAt);
+      this.flushAt = null;
+    }
+    const text = this.pending;
+    if (text === "") return;
+    this.pending = "";
+    const raw = this.raw;
+    if (raw.destroyed || raw.writableEnded) return;
+    if (raw.write(text) || this.blocked) return;
+    this.blocked = new Promise((resolve) => {
+      const done = () => {
+        raw.off("drain", done);
+        raw.off("close", done);
+        this.blocked = null;
+        resolve();
+      };
+      raw.on("drain", done);
+      raw.on("close", done);
+    });
   }
 
-  /** Ends the answer (with `last`, if given) and sends it with what this turn gathered. */
+  /** Ends the answer: what this turn gathered, then `last` (if given), leave with its end. */
   end(last?: string): void {
-    if (!this.raw.destroyed) {
-      if (last === undefined) this.raw.end();
-      else this.raw.end(last);
+    if (this.flushAt) {
+      clearImmediate(this.flushAt);
+      this.flushAt = null;
     }
-    this.flush();
+    const text = last === undefined ? this.pending : this.pending + last;
+    this.pending = "";
+    if (this.raw.destroyed || this.raw.writableEnded) return;
+    if (text === "") this.raw.end();
+    else this.raw.end(text);
   }
 }

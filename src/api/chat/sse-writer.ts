@@ -4,8 +4,9 @@ import { TurnWrites } from "../turn-writes.js";
 
 /**
  * A server-sent-events answer written straight to the socket: the reply is taken over from
- * Fastify on the first event, every event leaves as soon as it is written (events written in one
- * turn of the event loop share one socket write), and a full socket buffer holds the writer back.
+ * Fastify on the first event, every event leaves at the end of the turn of the event loop it was
+ * written in (the events of one turn in one write, see TurnWrites), and a full socket buffer
+ * holds the writer back.
  */
 export class SseWriter {
   private started = false;
@@ -37,8 +38,7 @@ export class SseWriter {
   /** One event: an optional `event:` name and one line of JSON data. */
   send(data: string, event?: string): Promise<void> {
     this.start();
-    this.turn.gather();
-    return this.write(`${event ? `event: ${event}\n` : ""}data: ${data}\n\n`);
+    return this.turn.write(event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
   }
 
   /**
@@ -53,20 +53,5 @@ export class SseWriter {
   end(): void {
     this.start();
     this.turn.end();
-  }
-
-  private write(text: string): Promise<void> {
-    const raw = this.raw;
-    if (raw.destroyed || raw.writableEnded) return Promise.resolve();
-    if (raw.write(text)) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        raw.off("drain", done);
-        raw.off("close", done);
-        resolve();
-      };
-      raw.on("drain", done);
-      raw.on("close", done);
-    });
   }
 }

@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ContentChunk, ContentSink } from "../../core/content/ports.js";
 import type { GatewayError } from "../../core/errors.js";
@@ -7,21 +6,6 @@ import { TurnWrites } from "../turn-writes.js";
 
 /** `sse`: `data: <json>\r\n\r\n` blocks; `json-array`: one JSON array written element by element. */
 export type StreamFormat = "sse" | "json-array";
-
-/** Writes and waits for 'drain' when the socket buffer is full; never waits on a closed client. */
-function write(raw: ServerResponse, text: string): Promise<void> {
-  if (raw.destroyed || raw.writableEnded) return Promise.resolve();
-  if (raw.write(text)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      raw.off("drain", done);
-      raw.off("close", done);
-      resolve();
-    };
-    raw.on("drain", done);
-    raw.on("close", done);
-  });
-}
 
 /**
  * The JSON text of a chunk as it goes to the client: the upstream's own text, unless it spans
@@ -34,7 +18,8 @@ function eventJson(chunk: ContentChunk, format: StreamFormat): string {
 
 /**
  * The client side of a streamed answer. The reply is taken over from Fastify on the first event,
- * so nothing buffers it: each chunk is written to the socket as soon as the upstream sent it.
+ * so nothing buffers it: each chunk is written at the end of the turn it came in (the chunks of one
+ * turn in one write, see TurnWrites), as soon as the upstream sent it.
  */
 class ClientStreamSink implements ContentSink {
   private started = false;
@@ -68,14 +53,12 @@ class ClientStreamSink implements ContentSink {
 
   event(chunk: ContentChunk): Promise<void> {
     const first = this.start();
-    this.turn.gather();
-    return write(this.reply.raw, this.block(eventJson(chunk, this.format), first));
+    return this.turn.write(this.block(eventJson(chunk, this.format), first));
   }
 
   async fail(error: GatewayError): Promise<void> {
     const first = this.start();
-    const raw = this.reply.raw;
-    await write(raw, this.block(JSON.stringify(errorBody("google", error)), first));
+    await this.turn.write(this.block(JSON.stringify(errorBody("google", error)), first));
     this.turn.end(this.format === "json-array" ? "]" : undefined);
   }
 
