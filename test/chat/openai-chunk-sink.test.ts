@@ -30,7 +30,13 @@ describe("the OpenAI chunk sink's text", () => {
       await sink.event({ type: "text", choice: 0, text: 'say "hi"\n' } as never);
       await sink.event({ type: "tool_call_start", choice: 1, index: 0, id: "call_1", name: "f" } as never);
       await sink.event({ type: "tool_call_delta", choice: 1, index: 0, arguments: '{"x":' } as never);
+      // A choice whose first event is text, then more of it.
+      await sink.event({ type: "text", choice: 2, text: "\u2028é\u0000" } as never);
+      await sink.event({ type: "text", choice: 2, text: "\\b" } as never);
       await sink.event({ type: "finish", choice: 0, reason: "stop" } as never);
+      // A choice that finishes before anything else of it came, and a tool call's piece on a new choice.
+      await sink.event({ type: "finish", choice: 3, reason: "stop_sequence" } as never);
+      await sink.event({ type: "tool_call_delta", choice: 4, index: 1, arguments: "}" } as never);
       await sink.end(usage as never);
 
       const chunk = (choices: unknown[], withUsage?: unknown) => ({
@@ -57,7 +63,11 @@ describe("the OpenAI chunk sink's text", () => {
           }),
         ]),
         chunk([choice(1, { tool_calls: [{ index: 0, function: { arguments: '{"x":' } }] })]),
+        chunk([choice(2, { role: "assistant", content: "\u2028é\u0000" })]),
+        chunk([choice(2, { content: "\\b" })]),
         chunk([choice(0, {}, "stop")]),
+        chunk([choice(3, { role: "assistant", content: "" }, "stop")]),
+        chunk([choice(4, { role: "assistant", tool_calls: [{ index: 1, function: { arguments: "}" } }] })]),
         ...(includeUsage
           ? [
               chunk([], {

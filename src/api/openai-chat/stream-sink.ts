@@ -5,6 +5,8 @@ import type { SseWriter } from "../chat/sse-writer.js";
 import { errorBody } from "../surfaces.js";
 import { openAiFinish, openAiUsage } from "./answer.js";
 
+const RESOLVED = Promise.resolve();
+
 /**
  * Canonical events as `chat.completion.chunk`s: the first event of each choice carries the
  * assistant role; tool calls start with their id and name and continue with argument pieces;
@@ -26,43 +28,61 @@ export class OpenAiChunkSink implements ChatSink {
     this.prefix = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":`;
   }
 
-  private chunk(choice: number, delta: Record<string, unknown>, finishReason: string | null = null): Promise<void> {
+  /** A chunk of a tool call: its start (id and name) or a piece of its arguments. */
+  private toolChunk(choice: number, toolCall: Record<string, unknown>): Promise<void> {
+    const toolCalls = [toolCall];
+    let delta: Record<string, unknown> = { tool_calls: toolCalls };
     if (!this.opened.has(choice)) {
       this.opened.add(choice);
-      delta = {
-        role: "assistant",
-        ...(delta.content === undefined && !delta.tool_calls ? { content: "" } : {}),
-        ...delta,
-      };
+      delta = { role: "assistant", tool_calls: toolCalls };
     }
-    return this.send([{ index: choice, delta, logprobs: null, finish_reason: finishReason }]);
+    return this.send([{ index: choice, delta, logprobs: null, finish_reason: null }]);
+  }
+
+  /**
+   * A chunk of text (`content`), or of nothing but its finish reason (`content` null): the
+   * frequent chunks, their JSON made around the text's own (the same text, field for field, as
+   * `chunk` gives) instead of from an object graph serialised whole.
+   */
+  private plain(choice: number, content: string | null, finishReason: string | null = null): Promise<void> {
+    let delta: string;
+    if (!this.opened.has(choice)) {
+      this.opened.add(choice);
+      delta = `{"role":"assistant","content":${content === null ? '""' : JSON.stringify(content)}}`;
+    } else delta = content === null ? "{}" : `{"content":${JSON.stringify(content)}}`;
+    const finish = finishReason === null ? "null" : JSON.stringify(finishReason);
+    return this.sendText(`[{"index":${choice},"delta":${delta},"logprobs":null,"finish_reason":${finish}}]`);
   }
 
   private send(choices: unknown[], usage?: ChatUsage): Promise<void> {
-    const tail = this.head.includeUsage ? `,"usage":${usage ? JSON.stringify(openAiUsage(usage)) : "null"}}` : "}";
-    return this.sse.send(`${this.prefix}${JSON.stringify(choices)}${tail}`);
+    return this.sendText(JSON.stringify(choices), usage);
   }
 
-  async event(event: ChatEvent): Promise<void> {
+  private sendText(choices: string, usage?: ChatUsage): Promise<void> {
+    const tail = this.head.includeUsage ? `,"usage":${usage ? JSON.stringify(openAiUsage(usage)) : "null"}}` : "}";
+    return this.sse.send(`${this.prefix}${choices}${tail}`);
+  }
+
+  /** Not an async function: the writer's promise is handed back as it is (no promise more per event). */
+  event(event: ChatEvent): Promise<void> {
     switch (event.type) {
       case "start":
-        return this.chunk(0, {});
+        return this.plain(0, null);
       case "text":
-        return this.chunk(event.choice, { content: event.text });
+        return this.plain(event.choice, event.text);
       case "tool_call_start":
-        return this.chunk(event.choice, {
-          tool_calls: [
-            { index: event.index, id: event.id, type: "function", function: { name: event.name, arguments: "" } },
-          ],
+        return this.toolChunk(event.choice, {
+          index: event.index,
+          id: event.id,
+          type: "function",
+          function: { name: event.name, arguments: "" },
         });
       case "tool_call_delta":
-        return this.chunk(event.choice, {
-          tool_calls: [{ index: event.index, function: { arguments: event.arguments } }],
-        });
+        return this.toolChunk(event.choice, { index: event.index, function: { arguments: event.arguments } });
       case "finish":
-        return this.chunk(event.choice, {}, openAiFinish(event.reason));
+        return this.plain(event.choice, null, openAiFinish(event.reason));
       case "usage":
-        return;
+        return RESOLVED;
     }
   }
 
