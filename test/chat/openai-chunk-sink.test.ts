@@ -85,3 +85,15 @@ describe("the OpenAI chunk sink's text", () => {
     });
   }
 });
+
+describe("the OpenAI chunk sink's JSON", () => {
+  it("stays valid JSON for a choice index JSON cannot write as a number (an upstream's 1e400)", async () => {
+    const { sse, sent } = capture();
+    const sink = new OpenAiChunkSink(sse, { id: "c", model: "m", created: 1, includeUsage: false });
+    await sink.event({ type: "text", choice: Number.POSITIVE_INFINITY, text: "a" } as never);
+    await sink.event({ type: "text", choice: Number.POSITIVE_INFINITY, text: "b" } as never);
+    const chunks = sent.map((text) => JSON.parse(text));
+    expect(chunks.map((c) => c.choices[0].index)).toEqual([null, null]);
+    expect(chunks.map((c) => c.choices[0].delta.content)).toEqual(["a", "b"]);
+  });
+});

@@ -42,7 +42,7 @@ export class OpenAiChunkSink implements ChatSink {
   /**
    * A chunk of text (`content`), or of nothing but its finish reason (`content` null): the
    * frequent chunks, their JSON made around the text's own (the same text, field for field, as
-   * `chunk` gives) instead of from an object graph serialised whole.
+   * the object graph serialised whole would give, which is what it was).
    */
   private plain(choice: number, content: string | null, finishReason: string | null = null): Promise<void> {
     let delta: string;
@@ -51,7 +51,9 @@ export class OpenAiChunkSink implements ChatSink {
       delta = `{"role":"assistant","content":${content === null ? '""' : JSON.stringify(content)}}`;
     } else delta = content === null ? "{}" : `{"content":${JSON.stringify(content)}}`;
     const finish = finishReason === null ? "null" : JSON.stringify(finishReason);
-    return this.sendText(`[{"index":${choice},"delta":${delta},"logprobs":null,"finish_reason":${finish}}]`);
+    return this.sendText(
+      `[{"index":${JSON.stringify(choice)},"delta":${delta},"logprobs":null,"finish_reason":${finish}}]`,
+    );
   }
 
   private send(choices: unknown[], usage?: ChatUsage): Promise<void> {
