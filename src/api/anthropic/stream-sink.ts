@@ -60,7 +60,11 @@ export class AnthropicEventSink implements ChatSink {
         return this.send("ping", {});
       case "text":
         if (this.openKind !== "text") await this.openBlock("text", { type: "text", text: "" });
-        return this.send("content_block_delta", { index: this.index, delta: { type: "text_delta", text: event.text } });
+        // The frequent event: its JSON made around the text's own, field for field as `send` gives.
+        return this.sse.send(
+          `{"type":"content_block_delta","index":${JSON.stringify(this.index)},"delta":{"type":"text_delta","text":${JSON.stringify(event.text)}}}`,
+          "content_block_delta",
+        );
       case "tool_call_start":
         await this.openBlock("tool", { type: "tool_use", id: event.id, name: event.name, input: {} });
         this.toolBlock.set(event.index, this.index);

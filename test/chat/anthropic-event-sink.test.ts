@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { AnthropicEventSink } from "../../src/api/anthropic/stream-sink.js";
+import type { SseWriter } from "../../src/api/chat/sse-writer.js";
+
+/** An SSE writer that keeps every event's name and data. */
+function capture() {
+  const sent: { event: string | undefined; data: string }[] = [];
+  const sse = {
+    send: async (data: string, event?: string) => {
+      sent.push({ event, data });
+    },
+    end: () => {},
+  } as unknown as SseWriter;
+  return { sse, sent };
+}
+
+describe("the Anthropic event sink's text", () => {
+  it("writes each event as JSON with its type first, field for field, text deltas included", async () => {
+    const { sse, sent } = capture();
+    const sink = new AnthropicEventSink(sse, { id: "msg_1", model: "m" });
+    await sink.event({ type: "start" } as never);
+    // Text that JSON escapes: quotes, a line break, a backslash, a line separator, a NUL.
+    for (const text of ['say "hi"\n', "\\", "\u2028\u0000é"])
+      await sink.event({ type: "text", choice: 0, text } as never);
+    await sink.event({ type: "tool_call_start", choice: 0, index: 0, id: "toolu_1", name: "f" } as never);
+    await sink.event({ type: "tool_call_delta", choice: 0, index: 0, arguments: '{"x":1}' } as never);
+    await sink.event({ type: "text", choice: 0, text: "after" } as never);
+    await sink.event({ type: "finish", choice: 0, reason: "stop" } as never);
+    await sink.end({ inputTokens: 3, outputTokens: 4, cachedInputTokens: 0, reasoningTokens: 0 });
+
+    const textDelta = (index: number, text: string) => ({
+      type: "content_block_delta",
+      index,
+      delta: { type: "text_delta", text },
+    });
+    const deltas = sent.filter((e) => e.event === "content_block_delta");
+    expect(deltas.map((e) => e.data)).toEqual(
+      [
+        textDelta(0, 'say "hi"\n'),
+        textDelta(0, "\\"),
+        textDelta(0, "\u2028\u0000é"),
+        { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: '{"x":1}' } },
+        textDelta(2, "after"),
+      ].map((e) => JSON.stringify(e)),
+    );
+    // Every event's data names its own event, and the blocks open and close in order.
+    for (const e of sent) expect(JSON.parse(e.data).type).toBe(e.event);
+    expect(sent.map((e) => e.event)).toEqual([
+      "message_start",
+      "ping",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_delta",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      "content_block_start",
+      "content_block_delta",
+      "content_block_stop",
+      "message_delta",
+      "message_stop",
+    ]);
+  });
+});
