@@ -54,11 +54,13 @@ export function PlaygroundPage() {
           <option key={m} value={m} />
         ))}
       </datalist>
+      {/* The stream first, its text in a box of fixed height: what grows as results arrive (an
+          image, a song's status and players) is at the page's end, so nothing below it moves. */}
+      <StreamCard />
       <div class="grid2">
         <ImageCard />
         <MusicCard />
       </div>
-      <StreamCard />
     </Page>
   );
 }
