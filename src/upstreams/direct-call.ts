@@ -40,6 +40,31 @@ function withPrepared<T>(call: UpstreamCall, run: (prepared: Prepared) => Promis
 }
 
 /**
+ * Hands the call to its pool with the caller's signal watched: `onAbort` runs at once when the
+ * signal is already aborted (nothing is sent) and when it aborts later; `started` receives the
+ * call's controller once the pool starts it, and a call whose signal fired before that is aborted
+ * there. The handler's own `onRequestStart` is set here.
+ */
+function dispatchWatched(
+  call: UpstreamCall,
+  { options, signal }: Pick<Prepared, "options" | "signal">,
+  onAbort: () => void,
+  started: (controller: Dispatcher.DispatchController) => void,
+  handler: Dispatcher.DispatchHandler,
+): void {
+  if (signal?.aborted) {
+    onAbort();
+    return;
+  }
+  signal?.addEventListener("abort", onAbort, { once: true });
+  handler.onRequestStart = (controller) => {
+    started(controller);
+    if (signal?.aborted) controller.abort(reasonOf(signal));
+  };
+  agentFor(call.connectTimeoutMs).dispatch(options, handler);
+}
+
+/**
  * Sends one upstream request and reads its whole answer as text: for an answer that is read whole
  * anyway (a synchronous content call, an error). It goes straight to the pool's `dispatch`, the
  * answer's chunks gathered as they arrive: undici's `request` (what `callUpstream` uses) makes a
@@ -75,13 +100,10 @@ export function callUpstreamForText(call: UpstreamCall, maxBytes = DEFAULT_MAX_B
           controller?.abort(reason);
           finish(networkError(reason, call.url));
         };
-        if (signal?.aborted) return onAbort();
-        signal?.addEventListener("abort", onAbort, { once: true });
-        agentFor(call.connectTimeoutMs).dispatch(options, {
-          onRequestStart(c) {
-            controller = c;
-            if (signal?.aborted) c.abort(reasonOf(signal));
-          },
+        const started = (c: Dispatcher.DispatchController) => {
+          controller = c;
+        };
+        dispatchWatched(call, { options, signal }, onAbort, started, {
           onResponseStart(_c, status, answerHeaders) {
             statusCode = status;
             headers = answerHeaders;
@@ -180,13 +202,10 @@ export function callUpstreamStreaming(call: UpstreamCall): Promise<UpstreamStrea
             return this;
           },
         };
-        if (signal?.aborted) return onAbort();
-        signal?.addEventListener("abort", onAbort, { once: true });
-        agentFor(call.connectTimeoutMs).dispatch(options, {
-          onRequestStart(c) {
-            controller = c;
-            if (signal?.aborted) c.abort(reasonOf(signal));
-          },
+        const started = (c: Dispatcher.DispatchController) => {
+          controller = c;
+        };
+        dispatchWatched(call, { options, signal }, onAbort, started, {
           onResponseStart(_c, statusCode, headers) {
             if (over) return;
             headed = true;
