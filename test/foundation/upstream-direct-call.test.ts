@@ -1,42 +1,21 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UpstreamError } from "../../src/core/upstream-error.js";
 import { callUpstreamForText, callUpstreamStreaming } from "../../src/upstreams/direct-call.js";
 import { networkError } from "../../src/upstreams/http.js";
-
-/** What the server saw of each request. */
-interface Seen {
-  method: string;
-  url: string;
-  body: string;
-  type?: string;
-  key?: string;
-}
+import { type LocalUpstream, listenLocal, recording, type SeenRequest } from "../support/local-upstream.js";
 
 describe("an upstream call read whole as text", () => {
-  let server: Server;
+  let upstream: LocalUpstream;
   let base: string;
-  const seen: Seen[] = [];
+  const seen: SeenRequest[] = [];
   const held: IncomingMessage[] = [];
   const closed: string[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = "";
-      req.on("data", (chunk) => {
-        body += chunk;
-      });
-      req.on("end", () => {
-        const type = req.headers["content-type"];
-        const key = req.headers["x-goog-api-key"] as string | undefined;
-        seen.push({
-          method: req.method ?? "",
-          url: req.url ?? "",
-          body,
-          ...(type ? { type } : {}),
-          ...(key ? { key } : {}),
-        });
+    upstream = await listenLocal(
+      recording(seen, (req, res) => {
         if (req.url === "/hold") {
           held.push(req);
           res.on("close", () => closed.push("/hold"));
@@ -63,15 +42,11 @@ describe("an upstream call read whole as text", () => {
         }
         res.writeHead(200, { "content-type": "application/json" });
         res.end('{"ok":true}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      }),
+    );
+    base = upstream.base;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => upstream.close());
 
   it("sends the path with its query, the call's headers and its JSON body, and reads status, headers and text", async () => {
     seen.length = 0;
@@ -156,7 +131,7 @@ describe("an upstream call read whole as text", () => {
   });
 
   it("classifies an unreachable upstream and a URL that is not http(s); a body it cannot serialise is its own error", async () => {
-    const port = (server.address() as AddressInfo).port;
+    const port = (upstream.server.address() as AddressInfo).port;
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
     const freePort = (probe.address() as AddressInfo).port;
@@ -179,14 +154,14 @@ describe("an upstream call read whole as text", () => {
 });
 
 describe("an upstream call read as its answer arrives", () => {
-  let server: Server;
+  let upstream: LocalUpstream;
   let base: string;
   /** Per path: how the server's answer went (its writes refused for a full socket, its connection closed). */
   const trace = { refusedWrites: 0, closed: [] as string[], wrote: 0 };
   let release: (() => void) | null = null;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    upstream = await listenLocal((req, res) => {
       res.on("close", () => trace.closed.push(req.url ?? ""));
       if (req.url === "/two") {
         // The second chunk only once the test has seen the first.
@@ -230,13 +205,9 @@ describe("an upstream call read as its answer arrives", () => {
       res.writeHead(200, { "content-type": "text/plain" });
       res.end("whole");
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = upstream.base;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => upstream.close());
 
   const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString("utf8");
 

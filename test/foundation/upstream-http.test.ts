@@ -1,38 +1,23 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UpstreamError } from "../../src/core/upstream-error.js";
 import { callUpstream } from "../../src/upstreams/http.js";
+import { type LocalUpstream, listenLocal, recording, type SeenRequest } from "../support/local-upstream.js";
 
 describe("an upstream call's target", () => {
-  let server: Server;
+  let upstream: LocalUpstream;
   let base: string;
-  const seen: Array<{ method: string; url: string; body: string; type?: string; key?: string }> = [];
+  const seen: SeenRequest[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = "";
-      req.on("data", (chunk) => {
-        body += chunk;
-      });
-      req.on("end", () => {
-        const type = req.headers["content-type"];
-        const key = req.headers["x-goog-api-key"] as string | undefined;
-        seen.push({
-          method: req.method ?? "",
-          url: req.url ?? "",
-          body,
-          ...(type ? { type } : {}),
-          ...(key ? { key } : {}),
-        });
+    upstream = await listenLocal(
+      recording(seen, (_req, res) => {
         res.setHeader("content-type", "application/json");
         res.end('{"ok":true}');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      }),
+    );
+    base = upstream.base;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => upstream.close());
 
   it("reaches the URL's path with its query, without its fragment, each time it is called", async () => {
     seen.length = 0;
