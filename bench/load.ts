@@ -190,3 +190,19 @@ export function medianRatio(
   });
   return ratios.length > 0 ? median(ratios) : null;
 }
+
+/** This process's CPU µs per call of `one`, run `calls` times with `concurrency` calls at a time. */
+export async function cpuPerCall(calls: number, concurrency: number, one: () => Promise<void>): Promise<number> {
+  let left = calls;
+  const start = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left > 0) {
+        left -= 1;
+        await one();
+      }
+    }),
+  );
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / calls;
+}

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
 import { Pool } from "undici";
 import { TurnWrites } from "../src/api/turn-writes.js";
-import { median } from "./load.js";
+import { cpuPerCall, median } from "./load.js";
 
 const { values } = parseArgs({
   options: { answers: { type: "string", default: "20000" }, rounds: { type: "string", default: "6" } },
@@ -55,21 +55,12 @@ const server = http.createServer((req, res) => {
 await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 const pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { connections: CONNECTIONS });
 
-async function round(way: Way, count: number): Promise<number> {
-  let left = count;
-  const start = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (left > 0) {
-        left -= 1;
-        const res = await pool.request({ method: "GET", path: `/${encodeURIComponent(way)}` });
-        const text = await res.body.text();
-        if (!text.endsWith("data: [DONE]\n\n")) throw new Error("answer cut short");
-      }
-    }),
-  );
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / count;
+function round(way: Way, count: number): Promise<number> {
+  return cpuPerCall(count, CONNECTIONS, async () => {
+    const res = await pool.request({ method: "GET", path: `/${encodeURIComponent(way)}` });
+    const text = await res.body.text();
+    if (!text.endsWith("data: [DONE]\n\n")) throw new Error("answer cut short");
+  });
 }
 
 const names = Object.keys(ways) as Way[];

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { callUpstreamForText, callUpstreamStreaming } from "../src/upstreams/direct-call.js";
 import { SseByteDecoder } from "../src/upstreams/gemini/sse-reader.js";
 import { bodyChunks, type ChunkedAnswer, callUpstream, type UpstreamCall } from "../src/upstreams/http.js";
-import { median } from "./load.js";
+import { cpuPerCall, median } from "./load.js";
 import { ChildProcesses, startMinimalUpstream } from "./processes.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,19 +48,8 @@ async function oneCall(way: Way, kind: Kind, call: UpstreamCall): Promise<void> 
 }
 
 /** CPU µs of this process per call, for `calls` calls `connections` at a time. */
-async function round(way: Way, kind: Kind, call: UpstreamCall, calls: number, connections: number): Promise<number> {
-  let left = calls;
-  const start = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (left > 0) {
-        left -= 1;
-        await oneCall(way, kind, call);
-      }
-    }),
-  );
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / calls;
+function round(way: Way, kind: Kind, call: UpstreamCall, calls: number, connections: number): Promise<number> {
+  return cpuPerCall(calls, connections, () => oneCall(way, kind, call));
 }
 
 async function main(): Promise<void> {
