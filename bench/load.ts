@@ -3,7 +3,7 @@
  * run. Requests per second count 2xx answers only, so a failing target cannot look fast.
  */
 import autocannon from "autocannon";
-import { cpuSecondsOf } from "./processes.js";
+import { cpuSecondsOf, machineCpuTicks } from "./processes.js";
 
 export interface LoadRequest {
   url: string;
@@ -42,6 +42,11 @@ export interface LoadResult {
    * of one core. On a shared machine this moves far less than requests per second do.
    */
   cpu?: ProcessCpu[];
+  /**
+   * Share of the machine's CPU time stolen by its hypervisor during the measured run, in percent
+   * (from /proc/stat): the part of every CPU figure the machine itself, not the path, decided.
+   */
+  stealPercent?: number;
 }
 
 export interface ProcessCpu {
@@ -92,8 +97,11 @@ export async function loadTarget(
   if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(request.url)) throw new Error(`not a loopback URL: ${request.url}`);
   if (settings.warmupSeconds > 0) await run(request, settings.connections, settings.warmupSeconds);
   const before = watch.map((w) => cpuSecondsOf(w.pid));
+  const machineBefore = machineCpuTicks();
   const result = await run(request, settings.connections, settings.durationSeconds);
+  const machineAfter = machineCpuTicks();
   const after = watch.map((w) => cpuSecondsOf(w.pid));
+  const machineTicks = machineBefore && machineAfter ? machineAfter.total - machineBefore.total : 0;
   const ok = result["2xx"];
   const seconds = result.duration > 0 ? result.duration : settings.durationSeconds;
   const answered = result.requests.total;
@@ -124,6 +132,9 @@ export async function loadTarget(
     durationSeconds: seconds,
     connections: settings.connections,
     ...(cpu.length > 0 ? { cpu } : {}),
+    ...(machineBefore && machineAfter && machineTicks > 0
+      ? { stealPercent: ((machineAfter.steal - machineBefore.steal) / machineTicks) * 100 }
+      : {}),
   };
 }
 
@@ -153,6 +164,7 @@ export function medianOfRounds(rounds: LoadResult[]): LoadResult {
       busyPercent: median(of.map((c) => c.busyPercent)),
     };
   });
+  const steals = rounds.flatMap((r) => (r.stealPercent === undefined ? [] : [r.stealPercent]));
   return {
     requestsPerSecond: pick((r) => r.requestsPerSecond),
     latencyMs: {
@@ -170,6 +182,7 @@ export function medianOfRounds(rounds: LoadResult[]): LoadResult {
     connections: rounds[0]?.connections ?? 0,
     rounds: rounds.length,
     ...(cpu.length > 0 ? { cpu } : {}),
+    ...(steals.length > 0 ? { stealPercent: median(steals) } : {}),
   };
 }
 

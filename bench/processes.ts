@@ -49,6 +49,24 @@ export function memoryOf(pid: number): Memory | null {
   }
 }
 
+/**
+ * The machine's CPU time so far, in clock ticks over every CPU, and the part of it stolen (time a
+ * virtual CPU was ready to run while the hypervisor ran something else), from /proc/stat's first
+ * line; null where /proc is not available.
+ */
+export function machineCpuTicks(): { total: number; steal: number } | null {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0] ?? "";
+    if (!line.startsWith("cpu ")) return null;
+    // user nice system idle iowait irq softirq steal [guest guest_nice]: guest time is in user already.
+    const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+    if (fields.length < 8 || fields.some((n) => !Number.isFinite(n))) return null;
+    return { total: fields.reduce((a, b) => a + b, 0), steal: fields[7] as number };
+  } catch {
+    return null;
+  }
+}
+
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on every Linux this runs on). */
 const TICKS_PER_SECOND = 100;
 

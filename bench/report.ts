@@ -7,9 +7,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { requestsPerSecondChart } from "./chart.js";
-import { type LoadResult, medianRatio } from "./load.js";
+import { type LoadResult, median, medianRatio } from "./load.js";
 import { methodAndUsage } from "./report-method.js";
-import { type BenchResults, type Phase, roundsOf, type TargetResult } from "./results.js";
+import { type BenchResults, PHASES, type Phase, roundsOf, type TargetResult } from "./results.js";
 
 const fixed = (n: number | null | undefined, digits = 0) =>
   n === null || n === undefined || !Number.isFinite(n)
@@ -154,6 +154,22 @@ function taskRows(results: BenchResults): string[] {
   return out;
 }
 
+/**
+ * The machine's steal over the run's relay loads (every path, round and phase): the bullet that
+ * says how much of the CPU the hypervisor took while the figures were measured; none for a run
+ * saved before it was recorded.
+ */
+function stealLine(results: BenchResults): string[] {
+  const steals = results.targets.flatMap((t) =>
+    PHASES.flatMap((phase) => (roundsOf(t, phase) ?? []).map((r) => r.stealPercent)),
+  );
+  const known = steals.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  if (known.length === 0) return [];
+  return [
+    `- Machine steal (the share of the machine's CPU time its hypervisor gave to other work while a load was measured, from /proc/stat): median ${fixed(median(known), 1)}%, highest ${fixed(Math.max(...known), 1)}% over ${known.length} loads. CPU per request counts only the time a process ran, but a machine with much steal is also one whose caches and cores are shared: runs with little of it compare best.`,
+  ];
+}
+
 function unavailable(results: BenchResults): string[] {
   const out: string[] = [];
   const describe = (t: TargetResult) => t.unavailableReason ?? "no reason recorded";
@@ -211,6 +227,7 @@ export function renderReport(results: BenchResults, tasksSection: string | null,
       : []),
     `- ${s.rounds ?? 1} round${(s.rounds ?? 1) === 1 ? "" : "s"} of each load: in every round each path is loaded once, one after the other. A figure is the median over the rounds; a ratio is the median of the ratios of each round, so that it compares two paths under the same state of the machine.`,
     `- Server CPU: user + system CPU time of the process that answered (the ${upstreamName} for direct), per answered request, from /proc; it moves less than requests per second when the machine is shared.`,
+    ...stealLine(results),
     `- Gemini model \`${s.model}\` on a \`gemini\` channel: three chunks of text per answer; prompt "${s.prompt}".`,
     ...(s.chatModel
       ? [

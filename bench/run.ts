@@ -62,7 +62,8 @@ function describeLoad(name: string, r: LoadResult): string {
   const cpu = (r.cpu ?? [])
     .map((c) => `${c.name} ${fixed(c.msPerRequest * 1000)} us/req (${fixed(c.busyPercent)}%)`)
     .join(", ");
-  return `  ${name.padEnd(22)} ${fixed(r.requestsPerSecond).padStart(7)} req/s  p50 ${fixed(r.latencyMs.p50)} ms  p99 ${fixed(r.latencyMs.p99)} ms${bad}${cpu ? `  cpu: ${cpu}` : ""}`;
+  const steal = r.stealPercent === undefined ? "" : `, machine steal ${fixed(r.stealPercent)}%`;
+  return `  ${name.padEnd(22)} ${fixed(r.requestsPerSecond).padStart(7)} req/s  p50 ${fixed(r.latencyMs.p50)} ms  p99 ${fixed(r.latencyMs.p99)} ms${bad}${cpu ? `  cpu: ${cpu}` : ""}${steal}`;
 }
 
 /** The loads of each phase, with what a good answer to its preflight request looks like. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readOptions } from "../../bench/options.js";
+import { renderReport } from "../../bench/report.js";
 import type { Phase } from "../../bench/results.js";
 import { runBench } from "../../bench/run.js";
 
@@ -22,6 +23,9 @@ describe("npm run bench -- --quick", () => {
         expect(load?.ok, `${id} ${phase}`).toBeGreaterThan(0);
         expect(load?.non2xx, `${id} ${phase}`).toBe(0);
         expect(load?.errors, `${id} ${phase}`).toBe(0);
+        // The machine's steal while the load ran is a share of its CPU time.
+        expect(load?.stealPercent, `${id} ${phase}`).toBeGreaterThanOrEqual(0);
+        expect(load?.stealPercent, `${id} ${phase}`).toBeLessThanOrEqual(100);
       }
       expect(target?.firstEvent?.eventsPerStream).toBe(2);
       expect(target?.firstEvent?.failures).toBe(0);
@@ -42,5 +46,12 @@ describe("npm run bench -- --quick", () => {
     expect(memoryOf("bare relay")?.loadedMiB).toBeGreaterThan(0);
     expect(memoryOf("bare relay")?.imagesMiB).toBeNull();
     expect(results.peer.note).toMatch(/left out/);
+    // The report says how much of the machine was stolen while its figures were measured.
+    const report = renderReport(results, null, null);
+    const loads = results.targets.filter((t) => t.available).length * 3;
+    expect(report).toMatch(
+      new RegExp(`- Machine steal \\(.*\\): median [\\d.]+%, highest [\\d.]+% over ${loads} loads\\.`),
+    );
+    expect(lines.some((line) => /machine steal \d+%/.test(line))).toBe(true);
   }, 180_000);
 });
