@@ -122,6 +122,8 @@ export class RequestLogWriter {
   private queue: RequestLogEntry[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** A flush asked for that has not begun yet (it waits for the one before it). */
+  private waiting: Promise<void> | null = null;
 
   constructor(
     private readonly insert: RequestLogInsert,
@@ -145,20 +147,35 @@ export class RequestLogWriter {
     this.timer.unref();
   }
 
-  /** Writes everything queued so far; resolves when it is in the store. */
+  /**
+   * Writes everything queued so far; resolves when it is in the store. A flush writes the rows
+   * queued when it begins, in batches of at most `maxBatch`, and no more: rows that arrive while
+   * it writes wait for the next flush (the timer's or a full queue's), so that a steady stream of
+   * requests does not turn one flush into an insert per turn of the event loop, each its own
+   * commit. A flush asked for while another one waits to begin is that one.
+   */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.options.maxBatch);
-        try {
-          await this.insert(batch);
-        } catch (err) {
-          if (batch.length === 1) this.onError(err);
-          else await this.insertOneByOne(batch);
+    if (this.waiting) return this.waiting;
+    // A flush that failed (an error handler that threw) does not stop the ones after it.
+    const flush = this.flushing
+      .catch(() => undefined)
+      .then(async () => {
+        this.waiting = null;
+        let left = this.queue.length;
+        while (left > 0) {
+          const batch = this.queue.splice(0, Math.min(left, this.options.maxBatch));
+          left -= batch.length;
+          try {
+            await this.insert(batch);
+          } catch (err) {
+            if (batch.length === 1) this.onError(err);
+            else await this.insertOneByOne(batch);
+          }
         }
-      }
-    });
-    return this.flushing;
+      });
+    this.waiting = flush;
+    this.flushing = flush;
+    return flush;
   }
 
   private async insertOneByOne(rows: RequestLogEntry[]): Promise<void> {
@@ -171,10 +188,12 @@ export class RequestLogWriter {
     }
   }
 
+  /** Stops the timer and writes every row queued, those logged while the last flushes ran too. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.flush();
+    do await this.flush();
+    while (this.queue.length > 0);
   }
 }
 

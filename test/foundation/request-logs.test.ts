@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RequestLogWriter } from "../../src/store/request-logs.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 
@@ -93,3 +94,106 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     });
   });
 }
+
+describe("request-log writer under a steady stream of requests", () => {
+  const row = (i: number) => ({
+    created_at: 0,
+    request_id: `r-${i}`,
+    surface: "content",
+    model: "m",
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    quota: 0,
+    latency_ms: 0,
+    status: 200,
+  });
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  /** A store whose insert takes one turn of the event loop, as the group commit's does. */
+  function recordingStore() {
+    const batches: string[][] = [];
+    const insert = async (rows: { request_id: string }[]) => {
+      await turn();
+      batches.push(rows.map((r) => r.request_id));
+    };
+    return { batches, insert };
+  }
+
+  it("writes full batches, not an insert per turn, while rows keep coming during its inserts", async () => {
+    const store = recordingStore();
+    const writer = new RequestLogWriter(
+      store.insert,
+      (err) => {
+        throw err;
+      },
+      { intervalMs: 3_600_000, maxBatch: 50, maxQueue: 100_000 },
+    );
+    // 5 rows a turn for 200 turns: a flush is due every 10 turns, and each insert takes a turn.
+    for (let t = 0; t < 200; t++) {
+      for (let i = 0; i < 5; i++) writer.log(row(t * 5 + i));
+      await turn();
+    }
+    await writer.stop();
+    const written = store.batches.flat();
+    expect(written).toEqual(Array.from({ length: 1000 }, (_, i) => `r-${i}`));
+    // 1,000 rows in batches of 50 take 20 inserts; one per turn would have been nearly 200.
+    expect(store.batches.length).toBeLessThanOrEqual(25);
+    expect(store.batches.slice(0, -1).every((b) => b.length >= 45)).toBe(true);
+  });
+
+  it("makes one flush of many asked for while it waits for the one before it", async () => {
+    let release: () => void = () => undefined;
+    const batches: number[] = [];
+    const writer = new RequestLogWriter(
+      async (rows) => {
+        if (batches.length === 0) await new Promise<void>((resolve) => (release = resolve));
+        batches.push(rows.length);
+      },
+      (err) => {
+        throw err;
+      },
+      { intervalMs: 3_600_000, maxBatch: 3, maxQueue: 100 },
+    );
+    for (let i = 0; i < 3; i++) writer.log(row(i)); // the first flush begins and holds its insert
+    await turn();
+    const asked: Promise<void>[] = [];
+    for (let i = 3; i < 10; i++) {
+      writer.log(row(i)); // from the third row on, each asks for a flush
+      asked.push(writer.flush());
+      await turn();
+    }
+    expect(new Set(asked).size).toBe(1);
+    release();
+    await Promise.all(asked);
+    expect(batches).toEqual([3, 3, 3, 1]);
+  });
+
+  it("loses no row logged while its last flush writes, and goes on after an error handler threw", async () => {
+    const store = recordingStore();
+    let failNext = true;
+    const errors: unknown[] = [];
+    const writer = new RequestLogWriter(
+      async (rows) => {
+        if (failNext && rows.length === 1) {
+          failNext = false;
+          throw new Error("refused");
+        }
+        await store.insert(rows);
+      },
+      (err) => {
+        errors.push(err);
+        throw err;
+      },
+      { intervalMs: 3_600_000, maxBatch: 10, maxQueue: 100 },
+    );
+    writer.log(row(0));
+    await expect(writer.flush()).rejects.toThrow("refused");
+    for (let i = 1; i < 4; i++) writer.log(row(i));
+    const stopping = writer.stop();
+    for (let i = 4; i < 6; i++) writer.log(row(i)); // while the stop's flush writes
+    await stopping;
+    expect(errors).toHaveLength(1);
+    expect(store.batches.flat()).toEqual(["r-1", "r-2", "r-3", "r-4", "r-5"]);
+  });
+});
