@@ -19,6 +19,22 @@ const FULL_ROW = {
   error: "upstream failed",
 };
 
+/** A row of a request with no user, token or channel. */
+function bareRow(requestId: string, createdAt: number) {
+  return {
+    created_at: createdAt,
+    request_id: requestId,
+    surface: "content",
+    model: "m",
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    quota: 0,
+    latency_ms: 0,
+    status: 200,
+  };
+}
+
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`request log [${kind}]`, () => {
     let gw: TestGateway;
@@ -33,22 +49,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const logs = gw.gateway.ctx.requestLogs;
       const now = Math.floor(Date.now() / 1000);
       for (let i = 0; i < 250; i++) {
-        logs.log(
-          i % 2 === 0
-            ? {
-                created_at: now,
-                request_id: `batch-${i}`,
-                surface: "content",
-                model: "m",
-                prompt_tokens: 0,
-                completion_tokens: 0,
-                cached_tokens: 0,
-                quota: 0,
-                latency_ms: 0,
-                status: 200,
-              }
-            : { created_at: now, request_id: `batch-${i}`, ...FULL_ROW },
-        );
+        logs.log(i % 2 === 0 ? bareRow(`batch-${i}`, now) : { created_at: now, request_id: `batch-${i}`, ...FULL_ROW });
       }
       await logs.flush();
       const rows = await gw.gateway.ctx.store.db
@@ -96,18 +97,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 }
 
 describe("request-log writer under a steady stream of requests", () => {
-  const row = (i: number) => ({
-    created_at: 0,
-    request_id: `r-${i}`,
-    surface: "content",
-    model: "m",
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    cached_tokens: 0,
-    quota: 0,
-    latency_ms: 0,
-    status: 200,
-  });
+  const row = (i: number) => bareRow(`r-${i}`, 0);
   const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
   /** A store whose insert takes one turn of the event loop, as the group commit's does. */
