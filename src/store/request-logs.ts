@@ -151,8 +151,9 @@ export class RequestLogWriter {
    * Writes everything queued so far; resolves when it is in the store. A flush writes the rows
    * queued when it begins, in batches of at most `maxBatch`, and no more: rows that arrive while
    * it writes wait for the next flush (the timer's or a full queue's), so that a steady stream of
-   * requests does not turn one flush into an insert per turn of the event loop, each its own
-   * commit. A flush asked for while another one waits to begin is that one.
+   * requests does not turn one flush into an insert per turn of the event loop (each one an
+   * operation of the group commit, the request log's pages written again in every batch's commit).
+   * A flush asked for while another one waits to begin is that one.
    */
   flush(): Promise<void> {
     if (this.waiting) return this.waiting;
