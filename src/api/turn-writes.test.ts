@@ -45,6 +45,23 @@ describe("a streamed answer's writes of one turn", () => {
     expect(socketWrites).toBe(2);
   });
 
+  it("wait for the end once held, and leave with it in one write, a write after the hold included", async () => {
+    const { text, socketWrites } = await serve((res, turn) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      void turn.write("data: 1\r\n\r\n");
+      void turn.write("data: 2\r\n\r\n");
+      // Nothing more to relay: the answer ends once its call is settled, some turns later.
+      turn.holdForEnd();
+      setTimeout(() => {
+        void turn.write("data: 3\r\n\r\n");
+        setTimeout(() => turn.end(), 5);
+      }, 10);
+    });
+    expect(text).toBe("data: 1\r\n\r\ndata: 2\r\n\r\ndata: 3\r\n\r\n");
+    // The head, the three events and the end.
+    expect(socketWrites).toBe(1);
+  });
+
   it("end with a last piece of text written in the same turn", async () => {
     const { text } = await serve((res, turn) => {
       res.writeHead(200, { "content-type": "application/json" });

@@ -16,6 +16,8 @@ const RESOLVED = Promise.resolve();
 export class TurnWrites {
   private pending = "";
   private flushAt: NodeJS.Immediate | null = null;
+  /** Set by holdForEnd: what is written from then on leaves with the end. */
+  private held = false;
   /** Set while the socket's buffer is full after a write: resolved on 'drain' or 'close'. */
   private blocked: Promise<void> | null = null;
   private readonly flushNow = () => this.flush();
@@ -30,8 +32,22 @@ export class TurnWrites {
     const raw = this.raw;
     if (raw.destroyed || raw.writableEnded) return RESOLVED;
     this.pending += text;
-    this.flushAt ??= setImmediate(this.flushNow);
+    if (!this.held) this.flushAt ??= setImmediate(this.flushNow);
     return this.blocked ?? RESOLVED;
+  }
+
+  /**
+   * The answer has nothing more to relay and ends once its call is settled: what this turn
+   * gathered, and anything written after, leaves with the end in `end`, one write instead of two
+   * when the settlement takes longer than the turn (a round trip to PostgreSQL). The answer is
+   * complete no later than before; only its last events wait for its end.
+   */
+  holdForEnd(): void {
+    this.held = true;
+    if (this.flushAt) {
+      clearImmediate(this.flushAt);
+      this.flushAt = null;
+    }
   }
 
   /** Writes what this turn gathered. */

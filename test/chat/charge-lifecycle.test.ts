@@ -46,6 +46,36 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         };
       }
 
+      it("tells a stream's sink the call is settling after its last event; its end comes after the settlement", async () => {
+        const { userId, tokenId } = await f.gw.createUser({ quota: 10_000_000 });
+        const steps: string[] = [];
+        const base = chatRelayDeps(ctx(), ctx().logger, fetcher);
+        const ledger = Object.create(base.ledger) as typeof base.ledger;
+        ledger.settle = async (...args: Parameters<typeof base.ledger.settle>) => {
+          steps.push("settle");
+          return base.ledger.settle(...args);
+        };
+        const sink: ChatSink = {
+          async event() {
+            steps.push("event");
+          },
+          settling() {
+            steps.push("settling");
+          },
+          async fail() {
+            steps.push("fail");
+          },
+          async end() {
+            steps.push("end");
+          },
+        };
+        const reference = `chat:settling-order-${type}`;
+        await streamChat({ ...base, ledger }, chatCall(reference, userId, tokenId, "a short answer"), sink);
+        expect(steps.filter((s) => s === "event").length).toBeGreaterThan(1);
+        expect(steps.slice(steps.lastIndexOf("event") + 1)).toEqual(["settling", "settle", "end"]);
+        expect((await charges().find(reference))?.state).toBe("settled");
+      });
+
       it("records an abandoned stream's usage on its open charge, and the reaper settles it to that", async () => {
         const { userId, tokenId } = await f.gw.createUser({ quota: 10_000_000 });
         let clock = Date.now();
@@ -70,6 +100,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
               await sinkHeld;
             }
           },
+          settling() {},
           async fail() {},
           async end() {},
         };

@@ -138,6 +138,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
             await sinkHeld;
           }
         },
+        settling() {},
         async fail() {},
         async end() {},
       };
@@ -173,6 +174,47 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       await abandoned;
       expect(10_000_000 - (await f.gw.balance(userId))).toBe(seen);
       text.chunks = undefined;
+    });
+
+    it("tells a stream's sink the call is settling after its last event; its end comes after the settlement", async () => {
+      const { userId, tokenId } = await f.gw.createUser({ quota: 10_000_000 });
+      const steps: string[] = [];
+      const base = contentRelayDeps(ctx(), ctx().logger);
+      const ledger = Object.create(base.ledger) as typeof base.ledger;
+      ledger.settle = async (...args: Parameters<typeof base.ledger.settle>) => {
+        steps.push("settle");
+        return base.ledger.settle(...args);
+      };
+      const sink: ContentSink = {
+        async event() {
+          steps.push("event");
+        },
+        settling() {
+          steps.push("settling");
+        },
+        async fail() {
+          steps.push("fail");
+        },
+        async end() {
+          steps.push("end");
+        },
+      };
+      await streamContentCall(
+        { ...base, ledger },
+        {
+          requestId: "settling-order",
+          reference: "content:settling-order",
+          caller: { userId, tokenId, group: "default" },
+          model: MODEL,
+          body: userText("a short answer"),
+          bodyBytes: 80,
+          signal: new AbortController().signal,
+        },
+        sink,
+      );
+      expect(steps.filter((s) => s === "event").length).toBeGreaterThan(1);
+      expect(steps.slice(steps.lastIndexOf("event") + 1)).toEqual(["settling", "settle", "end"]);
+      expect((await charges().find("content:settling-order"))?.state).toBe("settled");
     });
 
     it("leaves a settlement that fails open with what the call cost, and the reaper lands it later", async () => {

@@ -9,6 +9,20 @@ const chunk = (n: number) => {
   return { value, text: JSON.stringify(value) };
 };
 
+let socketWrites = 0;
+/** Counts the writes that reach the socket from here on. */
+function countWrites(socket: unknown) {
+  socketWrites = 0;
+  const own = socket as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of ["_write", "_writev"]) {
+    const write = own[name] as (...args: unknown[]) => unknown;
+    own[name] = function (this: unknown, ...args: unknown[]) {
+      socketWrites++;
+      return write.apply(this, args);
+    };
+  }
+}
+
 /**
  * The stream sink gathers the events of one event-loop turn into one socket write. An answer that
  * ends in the same turn as its last events (an upstream that sends its final chunk and closes in
@@ -28,6 +42,17 @@ describe("content stream sink", () => {
       const sink = clientStreamSink(req, reply, "sse");
       void sink.event(chunk(1));
       void sink.fail(new GatewayError("GW_ERR_UPSTREAM"));
+    });
+    app.get("/settling", (req, reply) => {
+      countWrites(reply.raw.socket);
+      const sink = clientStreamSink(req, reply, "sse");
+      void sink.event(chunk(1));
+      setTimeout(() => {
+        for (let n = 2; n <= 3; n++) void sink.event(chunk(n));
+        // The upstream's stream is over; its settlement takes some turns.
+        sink.settling();
+        setTimeout(() => void sink.end(), 20);
+      }, 10);
     });
     app.get("/array", (req, reply) => {
       const sink = clientStreamSink(req, reply, "json-array");
@@ -57,6 +82,18 @@ describe("content stream sink", () => {
     const events = text.split("\r\n\r\n").filter(Boolean);
     expect(events).toHaveLength(2);
     expect(JSON.parse(events[1]!.slice("data: ".length))).toMatchObject({ error: { code: 502 } });
+  });
+
+  it("sends the events written once the call is settling together with the end, in one write", async () => {
+    const text = await (await request(`${url}/settling`, { headers: { connection: "close" } })).body.text();
+    const events = text.split("\r\n\r\n").filter(Boolean);
+    expect(events.map((e) => JSON.parse(e.slice("data: ".length)).candidates[0].content.parts[0].text)).toEqual([
+      "part 1",
+      "part 2",
+      "part 3",
+    ]);
+    // The head with the first event; then the last two events with the end.
+    expect(socketWrites).toBe(2);
   });
 
   it("closes a JSON array written in the turn that ends it", async () => {

@@ -85,6 +85,10 @@ export class AnthropicEventSink implements ChatSink {
     }
   }
 
+  settling(): void {
+    this.sse.holdForEnd();
+  }
+
   async fail(error: GatewayError): Promise<void> {
     await this.sse.send(JSON.stringify(errorBody("anthropic", error)), "error");
     this.sse.end();

@@ -41,6 +41,11 @@ export class SseWriter {
     return this.turn.write(event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
   }
 
+  /** Nothing more will be relayed: what is written from now on leaves with the end (see TurnWrites). */
+  holdForEnd(): void {
+    this.turn.holdForEnd();
+  }
+
   /**
    * After the relay returned: an answer left unfinished (its client went away) is torn down, so
    * that its connection does not linger and hold up a graceful shutdown.

@@ -56,6 +56,10 @@ class ClientStreamSink implements ContentSink {
     return this.turn.write(this.block(eventJson(chunk, this.format), first));
   }
 
+  settling(): void {
+    this.turn.holdForEnd();
+  }
+
   async fail(error: GatewayError): Promise<void> {
     const first = this.start();
     await this.turn.write(this.block(JSON.stringify(errorBody("google", error)), first));

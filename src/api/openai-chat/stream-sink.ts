@@ -88,6 +88,10 @@ export class OpenAiChunkSink implements ChatSink {
     }
   }
 
+  settling(): void {
+    this.sse.holdForEnd();
+  }
+
   async fail(error: GatewayError): Promise<void> {
     await this.sse.send(JSON.stringify(errorBody("openai", error)));
     this.sse.end();

@@ -47,6 +47,11 @@ export interface ChatRelayDeps<C extends ChatChannel>
 export interface ChatSink {
   /** Writes one event; resolves once the client can take more (backpressure). */
   event(event: ChatEvent): Promise<void>;
+  /**
+   * The upstream's part is over and the call is being settled; `end` or `fail` follows. What is
+   * written but not yet sent may wait for the end, to leave with it in one write.
+   */
+  settling(): void;
   /** Writes an error event and ends the answer. */
   fail(error: GatewayError): Promise<void>;
   /** Ends the answer normally; `usage` is what was billed (reported, or estimated). */

@@ -136,7 +136,11 @@ export async function streamChat<C extends ChatChannel>(
       await events.return(undefined);
     }
   } finally {
-    releaseSlot?.();
+    if (releaseSlot) {
+      releaseSlot();
+      // The stream was opened: its last events may wait for the settlement to leave with the end.
+      sink.settling();
+    }
     billed = await finish(deps, call, plan, outcome);
     if (ending === "end") {
       const usage = outcome.account.reported ?? {

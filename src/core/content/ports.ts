@@ -115,6 +115,11 @@ export interface ContentRelayDeps<C extends ContentChannel> {
 export interface ContentSink {
   /** Writes one chunk; resolves once the client can take more (backpressure). */
   event(chunk: ContentChunk): Promise<void>;
+  /**
+   * The upstream's part is over and the call is being settled; `end` or `fail` follows. What is
+   * written but not yet sent may wait for the end, to leave with it in one write.
+   */
+  settling(): void;
   /** Writes a final error event and ends the answer. */
   fail(error: GatewayError): Promise<void>;
   /** Ends the answer normally. */

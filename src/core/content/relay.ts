@@ -281,7 +281,11 @@ export async function streamContentCall<C extends ContentChannel>(
       await rest.return(undefined);
     }
   } finally {
-    releaseSlot?.();
+    if (releaseSlot) {
+      releaseSlot();
+      // The stream was opened: its last events may wait for the settlement to leave with the end.
+      sink.settling();
+    }
     await finish(deps, call, plan, outcome);
     if (ending === "end") await sink.end();
     else if (ending) await sink.fail(ending);
