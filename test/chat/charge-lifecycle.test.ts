@@ -9,6 +9,7 @@ import { GuardedFetcher } from "../../src/net/guarded-fetch.js";
 import { Charges } from "../../src/store/charges.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
+import { settlingRecorder } from "../support/settling-recorder.js";
 import { CHAT_MODEL, type ChatHarness, openAiClient, startChatHarness, UPSTREAM_TYPES } from "./harness.js";
 
 const HOUR = 3_600_000;
@@ -48,31 +49,13 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
       it("tells a stream's sink the call is settling after its last event; its end comes after the settlement", async () => {
         const { userId, tokenId } = await f.gw.createUser({ quota: 10_000_000 });
-        const steps: string[] = [];
         const base = chatRelayDeps(ctx(), ctx().logger, fetcher);
-        const ledger = Object.create(base.ledger) as typeof base.ledger;
-        ledger.settle = async (...args: Parameters<typeof base.ledger.settle>) => {
-          steps.push("settle");
-          return base.ledger.settle(...args);
-        };
-        const sink: ChatSink = {
-          async event() {
-            steps.push("event");
-          },
-          settling() {
-            steps.push("settling");
-          },
-          async fail() {
-            steps.push("fail");
-          },
-          async end() {
-            steps.push("end");
-          },
-        };
+        const recorder = settlingRecorder(base.ledger);
         const reference = `chat:settling-order-${type}`;
-        await streamChat({ ...base, ledger }, chatCall(reference, userId, tokenId, "a short answer"), sink);
-        expect(steps.filter((s) => s === "event").length).toBeGreaterThan(1);
-        expect(steps.slice(steps.lastIndexOf("event") + 1)).toEqual(["settling", "settle", "end"]);
+        const call = chatCall(reference, userId, tokenId, "a short answer");
+        await streamChat({ ...base, ledger: recorder.ledger }, call, recorder.sink);
+        expect(recorder.events()).toBeGreaterThan(1);
+        expect(recorder.afterLastEvent()).toEqual(["settling", "settle", "end"]);
         expect((await charges().find(reference))?.state).toBe("settled");
       });
 

@@ -11,6 +11,7 @@ import { TaskStore } from "../../src/store/tasks.js";
 import { type ContentHarness, MODEL, postContent, startContentHarness, userText } from "../gemini/harness.js";
 import { type StoreKind, startTestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
+import { settlingRecorder } from "../support/settling-recorder.js";
 
 const HOUR = 3_600_000;
 
@@ -178,29 +179,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
     it("tells a stream's sink the call is settling after its last event; its end comes after the settlement", async () => {
       const { userId, tokenId } = await f.gw.createUser({ quota: 10_000_000 });
-      const steps: string[] = [];
       const base = contentRelayDeps(ctx(), ctx().logger);
-      const ledger = Object.create(base.ledger) as typeof base.ledger;
-      ledger.settle = async (...args: Parameters<typeof base.ledger.settle>) => {
-        steps.push("settle");
-        return base.ledger.settle(...args);
-      };
-      const sink: ContentSink = {
-        async event() {
-          steps.push("event");
-        },
-        settling() {
-          steps.push("settling");
-        },
-        async fail() {
-          steps.push("fail");
-        },
-        async end() {
-          steps.push("end");
-        },
-      };
+      const recorder = settlingRecorder(base.ledger);
       await streamContentCall(
-        { ...base, ledger },
+        { ...base, ledger: recorder.ledger },
         {
           requestId: "settling-order",
           reference: "content:settling-order",
@@ -210,10 +192,10 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           bodyBytes: 80,
           signal: new AbortController().signal,
         },
-        sink,
+        recorder.sink,
       );
-      expect(steps.filter((s) => s === "event").length).toBeGreaterThan(1);
-      expect(steps.slice(steps.lastIndexOf("event") + 1)).toEqual(["settling", "settle", "end"]);
+      expect(recorder.events()).toBeGreaterThan(1);
+      expect(recorder.afterLastEvent()).toEqual(["settling", "settle", "end"]);
       expect((await charges().find("content:settling-order"))?.state).toBe("settled");
     });
 
