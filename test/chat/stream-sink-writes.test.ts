@@ -6,6 +6,7 @@ import { SseWriter } from "../../src/api/chat/sse-writer.js";
 import { OpenAiChunkSink } from "../../src/api/openai-chat/stream-sink.js";
 import type { ChatEvent } from "../../src/core/chat/canonical.js";
 import type { ChatSink } from "../../src/core/chat/ports.js";
+import { countSocketWrites } from "../support/socket-writes.js";
 
 const usage = { inputTokens: 9, outputTokens: 2, cachedInputTokens: 0, reasoningTokens: 0 };
 const text = (t: string) => ({ type: "text", choice: 0, text: t }) as ChatEvent;
@@ -18,7 +19,7 @@ const text = (t: string) => ({ type: "text", choice: 0, text: t }) as ChatEvent;
 describe("chat stream sinks once the call is settling", () => {
   let app: FastifyInstance;
   let url: string;
-  const writes = new Map<string, number>();
+  const writes = new Map<string, () => number>();
   const sinks: Record<string, (sse: SseWriter) => ChatSink> = {
     openai: (sse) => new OpenAiChunkSink(sse, { id: "chatcmpl-1", model: "m", created: 1, includeUsage: true }),
     anthropic: (sse) => new AnthropicEventSink(sse, { id: "msg_1", model: "m" }),
@@ -27,15 +28,7 @@ describe("chat stream sinks once the call is settling", () => {
     app = Fastify();
     app.get("/:surface", (req, reply) => {
       const surface = (req.params as { surface: string }).surface;
-      writes.set(surface, 0);
-      const socket = reply.raw.socket as unknown as Record<string, (...args: unknown[]) => unknown>;
-      for (const name of ["_write", "_writev"]) {
-        const own = socket[name] as (...args: unknown[]) => unknown;
-        socket[name] = function (this: unknown, ...args: unknown[]) {
-          writes.set(surface, (writes.get(surface) ?? 0) + 1);
-          return own.apply(this, args);
-        };
-      }
+      writes.set(surface, countSocketWrites(reply.raw.socket));
       const sink = (sinks[surface] as (sse: SseWriter) => ChatSink)(new SseWriter(req, reply));
       void (async () => {
         await sink.event({ type: "start" } as ChatEvent);
@@ -65,7 +58,7 @@ describe("chat stream sinks once the call is settling", () => {
     expect(chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("")).toBe("Hello world");
     expect(chunks.at(-1).usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 2 });
     // The head with the first turn's chunks; then the rest with the end.
-    expect(writes.get("openai")).toBe(2);
+    expect(writes.get("openai")?.()).toBe(2);
   });
 
   it("Anthropic events: the last deltas, message_delta and message_stop leave with the end", async () => {
@@ -84,6 +77,6 @@ describe("chat stream sinks once the call is settling", () => {
       "message_delta",
       "message_stop",
     ]);
-    expect(writes.get("anthropic")).toBe(2);
+    expect(writes.get("anthropic")?.()).toBe(2);
   });
 });

@@ -3,25 +3,14 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientStreamSink } from "../../src/api/gemini/stream-sink.js";
 import { GatewayError } from "../../src/core/errors.js";
+import { countSocketWrites } from "../support/socket-writes.js";
 
 const chunk = (n: number) => {
   const value = { candidates: [{ content: { parts: [{ text: `part ${n}` }] }, index: 0 }] };
   return { value, text: JSON.stringify(value) };
 };
 
-let socketWrites = 0;
-/** Counts the writes that reach the socket from here on. */
-function countWrites(socket: unknown) {
-  socketWrites = 0;
-  const own = socket as Record<string, (...args: unknown[]) => unknown>;
-  for (const name of ["_write", "_writev"]) {
-    const write = own[name] as (...args: unknown[]) => unknown;
-    own[name] = function (this: unknown, ...args: unknown[]) {
-      socketWrites++;
-      return write.apply(this, args);
-    };
-  }
-}
+let socketWrites: () => number = () => 0;
 
 /**
  * The stream sink gathers the events of one event-loop turn into one socket write. An answer that
@@ -44,7 +33,7 @@ describe("content stream sink", () => {
       void sink.fail(new GatewayError("GW_ERR_UPSTREAM"));
     });
     app.get("/settling", (req, reply) => {
-      countWrites(reply.raw.socket);
+      socketWrites = countSocketWrites(reply.raw.socket);
       const sink = clientStreamSink(req, reply, "sse");
       void sink.event(chunk(1));
       setTimeout(() => {
@@ -93,7 +82,7 @@ describe("content stream sink", () => {
       "part 3",
     ]);
     // The head with the first event; then the last two events with the end.
-    expect(socketWrites).toBe(2);
+    expect(socketWrites()).toBe(2);
   });
 
   it("closes a JSON array written in the turn that ends it", async () => {
