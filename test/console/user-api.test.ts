@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { UserImages } from "../../src/store/user-images.js";
 import { type ImageEnv, postImages, startImageEnv } from "../images/harness.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
@@ -185,6 +186,25 @@ describe.each(kinds)("the console's user API on %s", (kind) => {
       (t: { name: string }) => t.name === "console playground",
     );
     expect(playground.map((t: { status: string }) => t.status).sort()).toEqual(["enabled", "revoked"]);
+  });
+
+  it("lists a generated image by the time its answer arrives, however slowly the list is written", async () => {
+    const issued = await alice.call("POST", "/console/api/me/playground-token");
+    const add = UserImages.prototype.add;
+    // The list's write lands well after the image is stored and the charge settled.
+    const slow = vi.spyOn(UserImages.prototype, "add").mockImplementation(async function (this: UserImages, ...args) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return add.apply(this, args);
+    });
+    try {
+      const image = await postImages(env.gw, issued.body.key, { model: "image-model-2-1k", prompt: "a blue square" });
+      expect(image.status).toBe(200);
+      const listed = await alice.call("GET", "/console/api/me/images?limit=1");
+      expect(listed.body.map((i: { url: string }) => i.url)).toEqual([image.body.data[0].url]);
+      expect(slow).toHaveBeenCalledTimes(1);
+    } finally {
+      slow.mockRestore();
+    }
   });
 
   it("never writes a token's key to the log", async () => {

@@ -117,7 +117,7 @@ export function imagePorts(
     signal: downloads.signal,
     onBytes: (bytes: number) => downloads.take(bytes),
   });
-  // Stored images of this request, listed as the user's once the call is recorded as delivered.
+  // Stored images of this request, added to the user's image list before the answer (listDelivered).
   const stored: string[] = [];
   const download = async (url: string, options: { trusted: boolean }): Promise<GeneratedImage> =>
     fetchImage(options.trusted ? trusted : guarded, url, { maxBytes: RESULT_MAX_BYTES, timeoutMs: RESULT_TIMEOUT_MS });
@@ -162,13 +162,13 @@ export function imagePorts(
       countUpstreamCall(deps.metrics, channel, error);
       void deps.health.report(channel, error, `user:${request.userId}`);
     },
-    record(entry) {
-      record(entry);
-      if (entry.status !== 200 || stored.length === 0) return;
-      deps.userImages
-        .add(request.userId, entry.model, stored.splice(0), Math.floor(Date.now() / 1000))
+    async listDelivered(model) {
+      if (stored.length === 0) return;
+      await deps.userImages
+        .add(request.userId, model, stored.splice(0), Math.floor(Date.now() / 1000))
         .catch((err) => deps.logger.warn({ err }, "a generated image was not added to the user's image list"));
     },
+    record,
     newReference: () =>
       run ? imageRunReference(run) : request.generatedId ? `image:${request.id}` : `image:${newRequestId()}`,
     nowSeconds: () => Math.floor(Date.now() / 1000),

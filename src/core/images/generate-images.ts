@@ -86,6 +86,12 @@ export interface GenerateImagesDeps<C extends ImageChannel> {
   /** Stores an image and answers its absolute public URL. */
   storeImage(image: GeneratedImage): Promise<string>;
   reportOutcome(report: AttemptReport<C>): void;
+  /**
+   * Adds the images this call stored to the user's image list, resolving once the list holds
+   * them, so that a client that asks for its images after the answer finds them. Never rejects:
+   * the images are delivered, and a failure is the operator's to see.
+   */
+  listDelivered(model: string): Promise<void>;
   record(entry: ImageCallRecord): void;
   newReference(): string;
   nowSeconds(): number;
@@ -239,6 +245,7 @@ export async function generateImages<C extends ImageChannel>(
       await deps.noteDelivered(reference, owed).catch(() => undefined);
       deps.warn({ err, reference, owed }, "image charge could not be settled; the charge reaper settles it");
     }
+    await deps.listDelivered(catalog.name);
     deps.record({ model: catalog.name, channelId, quota: owed, images: data.length, status: 200, error: null });
     return { created: deps.nowSeconds(), data };
   } catch (err) {
