@@ -72,7 +72,7 @@ export function methodAndUsage(results: BenchResults): string[] {
     "three loads, then the task benchmark; `--skip tasks` leaves that out). `--quick` takes under a minute",
     "(`npm run bench:quick` writes nothing) and is what test/bench/quick-run.test.ts runs. `--profile`",
     "records a CPU profile of the SQLite gateway during its own loads of the last round and adds its hot",
-    "spots to this page. After editing bench/findings.md, regenerate this page from a saved run without",
+    "spots to this page. After editing bench/report.ts, regenerate this page from a saved run without",
     "measuring again: `node --import tsx bench/report.ts bench/results/<date>.json`.",
     "",
   ];

@@ -93,10 +93,10 @@ describe("the benchmark's many-users load", () => {
       checks: [],
       notes: [],
     } satisfies BenchResults;
-    const page = renderReport(results, null, null);
+    const page = renderReport(results, null);
     expect(page).toContain("- Users: 50 users on each gateway");
     expect(page).toContain("| generateContent, 50 users | 60% | 1.20x | met |");
-    const hot = renderReport({ ...results, settings: { ...results.settings, users: undefined } }, null, null);
+    const hot = renderReport({ ...results, settings: { ...results.settings, users: undefined } }, null);
     expect(hot).not.toContain("- Users:");
     expect(hot).toContain("| generateContent, one hot user | 60% | 1.20x | met |");
   });

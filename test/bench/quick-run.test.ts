@@ -47,7 +47,7 @@ describe("npm run bench -- --quick", () => {
     expect(memoryOf("bare relay")?.imagesMiB).toBeNull();
     expect(results.peer.note).toMatch(/left out/);
     // The report says how much of the machine was stolen while its figures were measured.
-    const report = renderReport(results, null, null);
+    const report = renderReport(results, null);
     const loads = results.targets.filter((t) => t.available).length * 3;
     expect(report).toMatch(
       new RegExp(`- Machine steal \\(.*\\): median [\\d.]+%, highest [\\d.]+% over ${loads} loads\\.`),
