@@ -1,4 +1,4 @@
-import { mkdtempSync, symlinkSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { callGateway } from "../../test/reliability/harness.js";
@@ -14,8 +14,9 @@ export const TASK_UNSENT_GRACE_MS = 5000;
 export const IDEMPOTENCY_LEASE_MS = 4000;
 
 /**
- * Three gateway instances on one PostgreSQL and one Redis, sharing one blob folder (each data
- * folder's `blobs` links to it). Each keeps its port, data folder and instance name across
+ * Three gateway instances on one PostgreSQL, one Redis and one S3 bucket (the env's `BLOB_URL`):
+ * a file one instance stored (an upload, a video copied to storage) is served by any, as in a
+ * deployment of many instances. Each keeps its port, data folder and instance name across
  * restarts, as a supervisor restarting a crashed process would, so that a restarted instance
  * recognises the charges its earlier run left open. With
  * `RELIABILITY_FRESH_INSTANCE_NAMES=1` a restarted instance gets a new name instead (it then does
@@ -28,7 +29,6 @@ export class Cluster {
   private readonly dirs: string[] = [];
   private readonly names: string[] = [];
   private restarts = 0;
-  private blobs: string | null = null;
 
   constructor(
     private readonly ports: number[],
@@ -42,12 +42,6 @@ export class Cluster {
     if (!this.dirs[i]) {
       this.dirs[i] = mkdtempSync(path.join(os.tmpdir(), `mg-rel-${i + 1}-`));
       this.tempDirs.push(this.dirs[i] as string);
-      // One blob folder for all: a file one instance stored (a video copied to storage) is served by any.
-      if (!this.blobs) {
-        this.blobs = mkdtempSync(path.join(os.tmpdir(), "mg-rel-blobs-"));
-        this.tempDirs.push(this.blobs);
-      }
-      symlinkSync(this.blobs, path.join(this.dirs[i] as string, "blobs"), "dir");
     }
     const port = this.ports[i] as number;
     const child = startChild(`gateway-${i + 1}`, port, ["serve", "--port", String(port)], {

@@ -1,8 +1,12 @@
 /**
- * The media phase of the run: streams (slow, many chunks), synchronous content, image calls
- * (n > 1, slow upstream) and task submits, some of them with an Idempotency-Key retried across
- * instances, while instances are killed with SIGKILL one after another and restarted. Every call
- * carries a tag in its prompt, so the simulator's usage record can be matched to it.
+ * The media phase of the run: streams (slow, many chunks) on the Gemini, OpenAI chat and Anthropic
+ * messages surfaces, synchronous content, image calls (n > 1, slow upstream) and task submits, some
+ * of them with an Idempotency-Key retried across instances, while instances are killed with
+ * SIGKILL one after another and restarted. It opens with the debt race: each small-balance user
+ * sends a burst of streams on all three surfaces at once, spread over the instances, which no
+ * balance may answer by going below its credit line. Every call carries a tag in its prompt, so
+ * the simulator's usage record can be matched to it (the chat surfaces reach the same Gemini
+ * channel).
  */
 import { callGateway } from "../../test/reliability/harness.js";
 import type { Cluster } from "./cluster.js";
@@ -42,11 +46,56 @@ export interface MediaPhaseResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How many streams of each surface one small-balance user sends at once in the debt race. */
+const DEBT_RACE_BURST = 6;
+
+/** A metered surface the phase streams on; all three reach the run's Gemini channel. */
+type Surface = "gemini" | "chat" | "messages";
+
+const streamText = (tag: string) => `#${tag}# [slow] [chunks=24] tell a long story`;
+
 function contentBody(tag: string, stream: boolean) {
-  const text = stream ? `#${tag}# [slow] [chunks=24] tell a long story` : `#${tag}# say something`;
+  const text = stream ? streamText(tag) : `#${tag}# say something`;
   return {
     contents: [{ role: "user", parts: [{ text }] }],
     generationConfig: { maxOutputTokens: 400, thinkingConfig: { thinkingBudget: 0 } },
+  };
+}
+
+/** Path, headers and body of a stream on one surface, and how a whole answer ends there. */
+function streamRequest(
+  surface: Surface,
+  tag: string,
+  key: string,
+): { path: string; headers: Record<string, string>; body: unknown; whole(text: string): boolean } {
+  const text = streamText(tag);
+  if (surface === "chat") {
+    return {
+      path: "/v1/chat/completions",
+      headers: { authorization: `Bearer ${key}` },
+      body: {
+        model: "gemini-2.5-flash",
+        stream: true,
+        max_tokens: 400,
+        messages: [{ role: "user", content: text }],
+      },
+      whole: (t: string) =>
+        t.includes('"finish_reason":"stop"') && t.includes("data: [DONE]") && !t.includes('"error"'),
+    };
+  }
+  if (surface === "messages") {
+    return {
+      path: "/v1/messages",
+      headers: { "x-api-key": key, "anthropic-version": "2023-06-01" },
+      body: { model: "gemini-2.5-flash", stream: true, max_tokens: 400, messages: [{ role: "user", content: text }] },
+      whole: (t: string) => t.includes("event: message_stop") && !t.includes("event: error"),
+    };
+  }
+  return {
+    path: "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+    headers: { "x-goog-api-key": key },
+    body: contentBody(tag, true),
+    whole: (t: string) => t.includes('"finishReason":"STOP"') && !t.includes('"error"'),
   };
 }
 
@@ -131,14 +180,39 @@ export async function runMediaPhase(cluster: Cluster, o: MediaPhaseOptions): Pro
     }
   };
 
+  /** A stream on one surface, priced as content of the run's Gemini channel. */
+  const streamCall = async (n: number, user: MediaUser, surface: Surface) => {
+    const tag = `${surface === "gemini" ? "s" : surface === "chat" ? "o" : "m"}${n}`;
+    const call: ClientCall = {
+      tag,
+      userId: user.id,
+      kind: "content",
+      priceName: "gemini-2.5-flash",
+      ratio: user.groupRatio * o.channelRatio.content,
+      answered: false,
+    };
+    calls.push(call);
+    const req = streamRequest(surface, tag, user.key);
+    try {
+      const res = await send("stream", n, "POST", req.path, req.headers, req.body);
+      if (res.status !== 200) refused += 1;
+      call.answered = res.status === 200 && req.whole(res.text);
+    } catch {
+      // killed mid-call: not answered
+    }
+  };
+
   const job = async (n: number) => {
     const user = o.users[n % o.users.length] as MediaUser;
     const google = { "x-goog-api-key": user.key };
     const bearer = { authorization: `Bearer ${user.key}` };
     const slot = n % 10;
-    if (slot <= 4) {
-      const stream = slot !== 4;
-      const tag = `${stream ? "s" : "c"}${n}`;
+    if (slot <= 3) {
+      await streamCall(n, user, slot === 1 ? "chat" : slot === 2 ? "messages" : "gemini");
+      return;
+    }
+    if (slot === 4) {
+      const tag = `c${n}`;
       const call: ClientCall = {
         tag,
         userId: user.id,
@@ -148,13 +222,11 @@ export async function runMediaPhase(cluster: Cluster, o: MediaPhaseOptions): Pro
         answered: false,
       };
       calls.push(call);
-      const path = `/v1beta/models/gemini-2.5-flash:${stream ? "streamGenerateContent?alt=sse" : "generateContent"}`;
+      const path = "/v1beta/models/gemini-2.5-flash:generateContent";
       try {
-        const res = await send(stream ? "stream" : "content", n, "POST", path, google, contentBody(tag, stream));
+        const res = await send("content", n, "POST", path, google, contentBody(tag, false));
         if (res.status !== 200) refused += 1;
-        call.answered =
-          res.status === 200 &&
-          (!stream || (res.text.includes('"finishReason":"STOP"') && !res.text.includes('"error"')));
+        call.answered = res.status === 200;
       } catch {
         // killed mid-call: not answered
       }
@@ -210,6 +282,17 @@ export async function runMediaPhase(cluster: Cluster, o: MediaPhaseOptions): Pro
       // killed mid-submit
     }
   };
+
+  // The debt race: every small-balance user's burst of streams on the three surfaces, all at once.
+  const small = o.users.filter((u) => u.small);
+  await Promise.all(
+    small.flatMap((user) =>
+      (["gemini", "chat", "messages"] as const).flatMap((surface) =>
+        Array.from({ length: DEBT_RACE_BURST }, () => streamCall(next++, user, surface)),
+      ),
+    ),
+  );
+  o.log(`debt race: ${small.length} small-balance users, ${DEBT_RACE_BURST} streams each on 3 surfaces at once`);
 
   const worker = async () => {
     while (!stopping) await job(next++);
