@@ -52,8 +52,10 @@ function translatableChannels<C extends ChatChannel>(deps: ChatRelayDeps<C>, can
 
 /**
  * Checks that the model can be served and billed, orders the channels that can serve the request,
- * downloads images given by URL, and holds the most the request can cost: every input byte as a
- * token, the output limit times `n`, at the highest ratio of the channels it may go to.
+ * holds the most the request can cost (every input byte as a token, a bound per image, the output
+ * limit times `n`, at the highest ratio of the channels it may go to), and only then downloads the
+ * images given by URL: a request the balance or the token refuses fetches nothing. An image that
+ * cannot be used refunds the hold.
  */
 export async function begin<C extends ChatChannel>(deps: ChatRelayDeps<C>, call: ChatCall): Promise<Plan<C>> {
   const startedAt = (deps.now ?? Date.now)();
@@ -74,20 +76,21 @@ export async function begin<C extends ChatChannel>(deps: ChatRelayDeps<C>, call:
       0,
       Math.max(1, deps.maxChannelAttempts),
     );
-    const request = await inlineImages(call.request, (url, field) => deps.fetchImage(url, field, call.signal));
     const groupRatio = await deps.prices.groupRatio(caller.group);
+    // An image counts the same bound whether given by URL or inline: the hold and the estimate
+    // are known before any image is fetched.
     const plan: Plan<C> = {
       label: "chat",
       ordered,
-      request,
+      request: call.request,
       price,
       groupRatio,
-      promptEstimate: inputTokenEstimate(request),
+      promptEstimate: inputTokenEstimate(call.request),
       startedAt,
     };
     // Failover may land on any candidate: the hold is at the dearest ratio among them.
     const dearest = ordered.reduce((a, b) => (b.priceRatio > a.priceRatio ? b : a));
-    const worst = holdUsage(request, deps.modelMaxOutputTokens);
+    const worst = holdUsage(call.request, deps.modelMaxOutputTokens);
     const amount = quotaFor(deps, plan, worst, dearest);
     if (!Number.isSafeInteger(amount)) {
       throw new GatewayError("GW_ERR_VALIDATION", "The request asks for more output than can be charged.", {
@@ -105,6 +108,15 @@ export async function begin<C extends ChatChannel>(deps: ChatRelayDeps<C>, call:
       });
     } catch (err) {
       throw explainRefusedHold(err, amount, worst.promptTokens, worst.outputTokens);
+    }
+    try {
+      plan.request = await inlineImages(call.request, (url, field) => deps.fetchImage(url, field, call.signal));
+    } catch (err) {
+      await deps.ledger.refund(call.reference, "an input image could not be used").catch((refundErr: unknown) => {
+        // The charge stays open with nothing seen on it: the charge reaper refunds it.
+        deps.log.warn({ err: refundErr, reference: call.reference }, "chat hold could not be refunded now");
+      });
+      throw err;
     }
     return plan;
   } catch (err) {
