@@ -26,8 +26,11 @@ export interface UploadIntakeParts {
   fetcher: GuardedFetcher;
   maxBytes: number;
   timeoutMs: number;
-  /** Stores the bytes; answers the gateway's URL of the stored copy, served by `family`. */
-  store(bytes: Buffer, contentType: string, family: string): Promise<string>;
+  /**
+   * Stores the bytes; answers the gateway's URL of the stored copy, served by `family`, and how to
+   * remove it again.
+   */
+  store(bytes: Buffer, contentType: string, family: string): Promise<{ url: string; discard(): Promise<void> }>;
 }
 
 function refused(field: string, why: string): GatewayError {
@@ -51,10 +54,12 @@ function fetchFailure(field: string, err: unknown, maxBytes: number): GatewayErr
  * UPLOAD's file intake: the client's URL fetched through the SSRF guard (every redirect checked,
  * the body capped at `maxBytes`), a 2xx answer of an accepted audio type whose bytes are audio
  * (MP3, AAC, WAV, Ogg, FLAC, MP4), stored by `store` as the type the bytes are.
- * Anything else is a 400 naming the field; nothing is charged then.
+ * Anything else is a 400 naming the field, and nothing is stored. The submit calls it only once
+ * the task's hold is taken, and refunds the hold when it refuses.
  */
 export function uploadIntake(parts: UploadIntakeParts): FileIntakePort {
   return {
+    timeoutMs: parts.timeoutMs,
     async bringIn(url: string, field: string, family: string): Promise<BroughtInFile> {
       let res: Awaited<ReturnType<GuardedFetcher["fetch"]>>;
       try {
@@ -85,7 +90,7 @@ export function uploadIntake(parts: UploadIntakeParts): FileIntakePort {
       const sniffed = sniffMediaType(res.body.subarray(0, 16), "audio_url");
       if (!sniffed) throw refused(field, `answered bytes that are not an audio file (declared ${header})`);
       const stored = await parts.store(res.body, sniffed, family);
-      return { url: stored, contentType: sniffed, bytes: res.body.length };
+      return { url: stored.url, contentType: sniffed, bytes: res.body.length, discard: stored.discard };
     },
   };
 }

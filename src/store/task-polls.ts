@@ -28,6 +28,17 @@ export class TaskPolls extends TaskReads {
     return Number(res.numUpdatedRows) === 1;
   }
 
+  /** The body of a task not yet sent, once its file is brought in. False when it is no longer NOT_START. */
+  async recordBody(id: number, requestBody: string): Promise<boolean> {
+    const res = await this.db
+      .updateTable("tasks")
+      .set({ request_body: requestBody, updated_at: unixNow() })
+      .where("id", "=", id)
+      .where("status", "=", "NOT_START")
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
+  }
+
   /** NOT_START -> SUBMITTED with the upstream id. False when the task was already failed (swept). */
   async markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean> {
     const res = await this.db

@@ -7,6 +7,7 @@ import type { ChargeInput, Ledger } from "./ledger.js";
 import { submitTask } from "./postgres/task-submit.js";
 import type { Database } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
+import type { TaskEventsTable } from "./task-events.js";
 import { TaskPolls } from "./task-polls.js";
 import type { TaskDb, TaskRow } from "./task-reads.js";
 import { SqliteTaskSubmit, unfinishedLimitReached } from "./task-submit-sqlite.js";
@@ -14,6 +15,8 @@ import { queueTaskEndedWebhook } from "./task-webhook-outbox.js";
 
 export type { NewTask, TaskChanges } from "../core/tasks/ports.js";
 export type { TaskRow } from "./task-reads.js";
+
+type TaskEventsDb = { task_events: TaskEventsTable };
 
 /** The ledger reference of a task's charge and refund. */
 export function taskReference(taskId: string): string {
@@ -182,6 +185,29 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
         status: "FAILURE",
         callbackUrl: row.callback_url,
       });
+      return true;
+    });
+  }
+
+  /**
+   * Takes back a task still NOT_START whose submit was answered with an error after its hold: the
+   * row and its history go, the charge is refunded and the user's count of unfinished tasks goes
+   * down, in one transaction; the ledger keeps the hold and its refund under the task's reference.
+   * No webhook: the client had the error as its answer. False when the task was no longer
+   * NOT_START (the sweeper ended it, and refunded it, first).
+   */
+  async withdraw(id: number, reason: string): Promise<boolean> {
+    return this.ledger.transaction(async (trx) => {
+      const row = await trx
+        .deleteFrom("tasks")
+        .where("id", "=", id)
+        .where("status", "=", "NOT_START")
+        .returning(["task_id", "user_id"])
+        .executeTakeFirst();
+      if (!row) return false;
+      await (trx as unknown as Transaction<TaskEventsDb>).deleteFrom("task_events").where("task_id", "=", id).execute();
+      await this.countFinished(trx, Number(row.user_id));
+      await this.ledger.refundIn(trx, taskReference(row.task_id), reason.slice(0, 200));
       return true;
     });
   }

@@ -104,7 +104,7 @@ describe("LYRICS and UPLOAD on audioa (task-relay)", () => {
     expect(copy.bytes.subarray(0, 4).toString("ascii")).toBe("RIFF");
   });
 
-  it("refuses, naming url and without a charge or an upstream call, what it cannot bring in", async () => {
+  it("refuses, naming url and without an upstream call, what it cannot bring in; its hold is refunded", async () => {
     const user = await env.gw.createUser({ quota: 1_000_000 });
     const before = env.sim.received.length;
     const cases: [string, RegExp][] = [

@@ -18,7 +18,17 @@ export function uploadIntakePort(
     fetcher: new GuardedFetcher({ allowPrivate: config.uploads.allowPrivateUrls }),
     maxBytes: config.uploads.maxBytes,
     timeoutMs: config.uploads.fetchTimeoutMs,
-    store: async (bytes, contentType, family) =>
-      taskFileUrl(publicBaseUrl(), family, await files.put(bytes, contentType)),
+    async store(bytes, contentType, family) {
+      const key = await files.put(bytes, contentType);
+      return {
+        url: taskFileUrl(publicBaseUrl(), family, key),
+        // A copy nobody will be sent: removed, and a removal that fails is only an orphan file.
+        discard: () =>
+          files.delete(key).then(
+            () => undefined,
+            () => undefined,
+          ),
+      };
+    },
   });
 }

@@ -3,7 +3,7 @@ import { assertModelAllowed } from "../../auth/authenticator.js";
 import { GatewayError } from "../../core/errors.js";
 import { FAMILY_SPECS } from "../../core/tasks/families.js";
 import { findKind, type TaskKind } from "../../core/tasks/kinds.js";
-import type { TaskAttachment } from "../../core/tasks/ports.js";
+import type { TaskAttachment, TaskIntake } from "../../core/tasks/ports.js";
 import type { TaskBody } from "../../core/tasks/request-bodies.js";
 import { submitTask } from "../../core/tasks/submit.js";
 import { deleteVideo } from "../../core/videos/delete-video.js";
@@ -24,7 +24,7 @@ import { videoListPage } from "./list-page.js";
 import { acceptMultipart } from "./multipart.js";
 import { ownedVideo } from "./owned-video.js";
 import type { VideoSurfaceDeps } from "./ports.js";
-import { referenceImage } from "./reference.js";
+import { describedReference, givenReference, referenceIntake } from "./reference.js";
 import {
   VideoCreateBody,
   VideoDeletedSchema,
@@ -51,7 +51,11 @@ async function submitVideo(
   reply: FastifyReply,
   videoKind: TaskKind,
   body: VideoBody,
-  extra: { attachment?: TaskAttachment | null; continues?: { channelId: number; upstreamId: string } },
+  extra: {
+    attachment?: TaskAttachment | null;
+    intake?: TaskIntake | null;
+    continues?: { channelId: number; upstreamId: string };
+  },
 ) {
   const principal = principalOf(request);
   assertModelAllowed(principal, body.model);
@@ -64,6 +68,7 @@ async function submitVideo(
       caller,
       run,
       attachment: extra.attachment ?? null,
+      intake: extra.intake ?? null,
       continues: extra.continues ?? null,
     });
     send = submitted.send;
@@ -104,16 +109,14 @@ export async function videoRoutes(app: FastifyInstance, opts: { deps: VideoSurfa
         size: typeof raw.size === "string" ? raw.size : DEFAULT_VIDEO_SIZE,
       };
       checkVideoBody(body);
-      const attachment = await referenceImage(raw.input_reference, deps.reference);
-      if (attachment) {
-        const source = typeof raw.input_reference === "object" && "image_url" in (raw.input_reference ?? {});
-        body.input_reference = {
-          source: source ? "url" : "file",
-          mime_type: attachment.mimeType,
-          bytes: attachment.bytes.length,
-        };
+      // A file of the form is checked here; a URL is fetched only once the video's hold is taken.
+      const reference = givenReference(raw.input_reference, deps.reference.maxBytes);
+      if (reference?.kind === "file") {
+        const described = describedReference(body, "file", reference.attachment);
+        return submitVideo(deps, request, reply, kind("CREATE"), described, { attachment: reference.attachment });
       }
-      return submitVideo(deps, request, reply, kind("CREATE"), body, { attachment });
+      const intake = reference ? referenceIntake(reference.url, deps.reference) : null;
+      return submitVideo(deps, request, reply, kind("CREATE"), body, { intake });
     },
   );
 

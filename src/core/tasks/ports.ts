@@ -57,6 +57,18 @@ export interface TaskChanges {
  */
 export interface TaskStorePort<T extends StoredTask = StoredTask> {
   insertCharged(task: NewTask): Promise<T>;
+  /**
+   * Replaces the recorded body of a task still NOT_START (its file brought in after the hold).
+   * False when the task is no longer NOT_START (the sweeper ended it).
+   */
+  recordBody(id: number, requestBody: string): Promise<boolean>;
+  /**
+   * Takes back a task still NOT_START whose submit was answered with an error after its hold (its
+   * file could not be brought in): the row goes, its charge is refunded, the user's count of
+   * unfinished tasks goes down, in one transaction, and no webhook is queued (the client had the
+   * error as its answer). False when the task is no longer NOT_START.
+   */
+  withdraw(id: number, reason: string): Promise<boolean>;
   switchChannel(id: number, channelId: number, properties: string): Promise<boolean>;
   /** NOT_START -> SUBMITTED with the upstream id. False when the task was already failed (swept). */
   markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean>;
@@ -89,7 +101,7 @@ export interface OutgoingTask {
   continues: string | null;
 }
 
-/** A file sent upstream with a task; checked by the surface (type, size) before the charge. */
+/** A file sent upstream with a task, held in memory until the send. */
 export interface TaskAttachment {
   field: string;
   fileName: string;
@@ -162,15 +174,41 @@ export interface BroughtInFile {
   url: string;
   contentType: string;
   bytes: number;
+  /** Removes the stored copy, when the task does not go on. Never rejects. */
+  discard(): Promise<void>;
 }
 
 /**
  * Brings a client's file in: fetched through the SSRF guard, its size and type checked, stored
- * in the blob store. A refused file is a 400 naming `field`.
+ * in the blob store. A refused file is a 400 naming `field`. Called only once the task's hold is
+ * taken: a request its balance does not cover fetches and stores nothing.
  */
 export interface FileIntakePort {
+  /** Longest one intake may take (ms): the fetch's time limit. */
+  readonly timeoutMs: number;
   /** `family` names where the stored copy is served (each family serves its own task files). */
   bringIn(url: string, field: string, family: string): Promise<BroughtInFile>;
+}
+
+/** What a submit brought in once its hold was taken. */
+export interface BroughtIn {
+  /** The body to record and send (a file's URL replaced by the gateway's copy, a file described). */
+  body: TaskBody;
+  /** A file sent beside the body (a video's reference image fetched by URL), if any. */
+  attachment: TaskAttachment | null;
+  /** Removes what the intake stored, when the task does not go on. Never rejects. */
+  discard(): Promise<void>;
+}
+
+/**
+ * A file a request names by URL, fetched (checked, maybe stored) only once the task's hold is
+ * taken, so that a request its balance, token or limits refuse fetches and stores nothing.
+ */
+export interface TaskIntake {
+  /** Longest the intake may take (ms): the task's send deadline is moved by it. */
+  timeoutMs: number;
+  /** Brings the file in for `body`; a file that cannot be used is a 400 naming its field. */
+  bringIn(body: TaskBody): Promise<BroughtIn>;
 }
 
 /** Everything the submit use case uses, wired where the routes are registered. */

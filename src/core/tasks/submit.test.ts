@@ -35,7 +35,10 @@ function channel(id: number, priority: number): Channel {
 }
 
 /** An in-memory task store and a scripted upstream, recording what the use case did. */
-function world(answers: ((task: OutgoingTask, channel: Channel) => string)[], kinds = ["audioa:MUSIC"]) {
+function world(
+  answers: ((task: OutgoingTask, channel: Channel) => string)[],
+  kinds = ["audioa:MUSIC", "audioa:UPLOAD"],
+) {
   const events: string[] = [];
   const rows: StoredTask[] = [];
   let slotsInUse = 0;
@@ -69,6 +72,15 @@ function world(answers: ((task: OutgoingTask, channel: Channel) => string)[], ki
         (rows[id - 1] as StoredTask).status = "SUBMITTED";
         return true;
       },
+      async recordBody(_id: number, body: string) {
+        events.push(`record ${body}`);
+        return true;
+      },
+      async withdraw(id: number, reason: string) {
+        events.push(`withdraw: ${reason}`);
+        rows.splice(id - 1, 1);
+        return true;
+      },
       async fail(id: number, from: string, reason: string) {
         events.push(`fail from ${from}: ${reason}`);
         (rows[id - 1] as StoredTask).status = "FAILURE";
@@ -91,7 +103,19 @@ function world(answers: ((task: OutgoingTask, channel: Channel) => string)[], ki
       report: (ch, error) => events.push(`report ${ch.id} ${error ? error.kind : "ok"}`),
     },
     prices: { taskPrice: async () => 0.1, groupRatio: async () => 1 },
-    intake: { bringIn: async (url) => ({ url, contentType: "audio/mpeg", bytes: 1 }) },
+    intake: {
+      timeoutMs: 5_000,
+      async bringIn(url, field) {
+        events.push(`bring in ${url}`);
+        if (url.includes("missing")) {
+          throw new GatewayError("GW_ERR_VALIDATION", `body.${field} answered HTTP 404`, { param: field });
+        }
+        const discard = async () => {
+          events.push("discard");
+        };
+        return { url: "http://gateway.invalid/audioa/files/k.mp3", contentType: "audio/mpeg", bytes: 1, discard };
+      },
+    },
     checkCallbackUrl: async (url) => url,
     upstreamCallbackUrl: () => "http://gateway.invalid/cb",
     ids: { newTaskId: () => "task_1", taskIdOfRun: (run) => `task_${run}`, secret: () => "s" },
@@ -111,6 +135,7 @@ function world(answers: ((task: OutgoingTask, channel: Channel) => string)[], ki
 }
 
 const music = findKind("audioa", "MUSIC") as TaskKind;
+const upload = findKind("audioa", "UPLOAD") as TaskKind;
 const caller = { userId: 7, tokenId: 3, group: "default" };
 
 describe("submitting a task", () => {
@@ -166,5 +191,46 @@ describe("submitting a task", () => {
       errorName: "GW_ERR_NO_CHANNEL",
     });
     expect(unable.events).toEqual([]);
+  });
+
+  it("brings an UPLOAD's file in only once the hold is taken, and records the stored copy before the send", async () => {
+    const { deps, events } = world([(task) => `up-${(task.body as { url: string }).url}`]);
+    const submitted = await submitTask(deps, { kind: upload, body: { url: "https://files.example/a.mp3" }, caller });
+    expect(events).toEqual([
+      "charge 50000",
+      "bring in https://files.example/a.mp3",
+      'record {"url":"http://gateway.invalid/audioa/files/k.mp3"}',
+    ]);
+    await submitted.send?.();
+    expect(events.at(-1)).toBe("sent up-http://gateway.invalid/audioa/files/k.mp3 on 1");
+  });
+
+  it("withdraws the task, refunding its hold, when its file cannot be brought in", async () => {
+    const { deps, events, rows } = world([]);
+    await expect(
+      submitTask(deps, { kind: upload, body: { url: "https://files.example/missing.mp3" }, caller }),
+    ).rejects.toMatchObject({ errorName: "GW_ERR_VALIDATION", message: "body.url answered HTTP 404" });
+    expect(events).toEqual([
+      "charge 50000",
+      "bring in https://files.example/missing.mp3",
+      "withdraw: body.url answered HTTP 404",
+    ]);
+    expect(rows).toEqual([]);
+  });
+
+  it("moves the send deadline by the intake's time limit, and removes the stored copy when the task was swept", async () => {
+    const { deps, events } = world([]);
+    let deadline = 0;
+    const insert = deps.store.insertCharged.bind(deps.store);
+    deps.store.insertCharged = (t: NewTask) => {
+      deadline = t.sendDeadlineMs;
+      return insert(t);
+    };
+    deps.store.recordBody = async () => false;
+    await expect(
+      submitTask(deps, { kind: upload, body: { url: "https://files.example/a.mp3" }, caller }),
+    ).rejects.toMatchObject({ errorName: "GW_ERR_BUSY" });
+    expect(deadline).toBe(1_000_000 + 60_000 + 5_000);
+    expect(events).toEqual(["charge 50000", "bring in https://files.example/a.mp3", "discard"]);
   });
 });

@@ -7,7 +7,7 @@ import { quotaForCall } from "../pricing.js";
 import { isUpstreamError, publicUpstreamReason, UpstreamError } from "../upstream-error.js";
 import { FAMILY_SPECS } from "./families.js";
 import { kindName, type TaskKind } from "./kinds.js";
-import type { StoredTask, TaskAttachment, TaskCaller, TaskSubmitDeps } from "./ports.js";
+import type { BroughtIn, StoredTask, TaskAttachment, TaskCaller, TaskIntake, TaskSubmitDeps } from "./ports.js";
 import type { TaskBody } from "./request-bodies.js";
 import { ownedSourceClip, type SourceClip } from "./source-clip.js";
 
@@ -22,6 +22,11 @@ export interface SubmitRequest {
   run?: { runId: string; attempt: number } | null;
   /** A file sent with the task (a video's reference image): held in memory until the send. */
   attachment?: TaskAttachment | null;
+  /**
+   * A file the request names by URL, brought in once the hold is taken (a video's reference image
+   * by URL). A kind with an `intakeField` (UPLOAD) has its own, over the deps' file intake.
+   */
+  intake?: TaskIntake | null;
   /** The task continues an earlier upstream job (a remix): only that job's channel can take it. */
   continues?: { channelId: number; upstreamId: string } | null;
 }
@@ -62,19 +67,73 @@ function propertiesJson(input: string, origin: string, upstream: string): string
 }
 
 /**
- * The body the upstream gets: for a kind that brings a file in, its URL replaced by the
- * gateway's URL of the stored copy (the file is fetched, checked and stored here, before the charge).
+ * The intake of a kind that brings a file in (UPLOAD): the client's URL fetched, checked and
+ * stored, and replaced in the body by the gateway's URL of the stored copy.
  */
-async function bodyToSend(deps: TaskSubmitDeps, kind: TaskKind, body: TaskBody): Promise<TaskBody> {
+function kindIntake(deps: TaskSubmitDeps, kind: TaskKind): TaskIntake | null {
   const field = kind.intakeField;
-  if (!field) return body;
-  const stored = await deps.intake.bringIn(String((body as Record<string, unknown>)[field]), field, kind.family);
-  return { ...body, [field]: stored.url } as TaskBody;
+  if (!field) return null;
+  return {
+    timeoutMs: deps.intake.timeoutMs,
+    async bringIn(body) {
+      const url = String((body as Record<string, unknown>)[field]);
+      const stored = await deps.intake.bringIn(url, field, kind.family);
+      return { body: { ...body, [field]: stored.url } as TaskBody, attachment: null, discard: stored.discard };
+    },
+  };
+}
+
+/** Takes back a task whose submit fails after its hold: its row goes and its charge is refunded. */
+async function withdraw(deps: TaskSubmitDeps, row: StoredTask, err: unknown): Promise<void> {
+  const reason = err instanceof GatewayError ? err.message : "the task's file could not be brought in";
+  try {
+    await deps.store.withdraw(row.id, reason);
+  } catch (withdrawErr) {
+    // The unsent-task sweeper fails and refunds it after its send deadline.
+    deps.log.error({ err: withdrawErr, taskId: row.task_id }, "a task refused after its hold could not be withdrawn");
+  }
 }
 
 /**
- * Validates, prices and charges a task, and stores it as NOT_START, in one transaction. Nothing
- * is charged when any check fails (insufficient quota included), and no upstream is called.
+ * Brings in the request's file now that the hold is taken, and records the body that names it.
+ * A failure withdraws the task (refunding its hold once) and leaves nothing stored.
+ */
+async function bringInAfterHold(deps: TaskSubmitDeps, row: StoredTask, intake: TaskIntake, body: TaskBody) {
+  let brought: BroughtIn;
+  try {
+    brought = await intake.bringIn(body);
+  } catch (err) {
+    await withdraw(deps, row, err);
+    throw err;
+  }
+  let recorded: boolean;
+  try {
+    // Recorded before the send: the record shows, and a poll may read, what the upstream was sent.
+    recorded = await deps.store.recordBody(row.id, JSON.stringify(brought.body));
+  } catch (err) {
+    await brought.discard();
+    await withdraw(deps, row, err);
+    throw err;
+  }
+  if (!recorded) {
+    // The sweeper ended the task (and refunded it) while its file was being brought in.
+    await brought.discard();
+    throw new GatewayError(
+      "GW_ERR_BUSY",
+      "The task's file took too long to bring in; its charge was refunded. Retry.",
+      {
+        headers: { "retry-after": "5" },
+      },
+    );
+  }
+  return brought;
+}
+
+/**
+ * Validates, prices and charges a task, and stores it as NOT_START, in one transaction; only then
+ * brings in a file the request names by URL (fetched, checked, stored). Nothing is charged when a
+ * check fails (insufficient quota included), nothing is fetched or stored before the hold, a file
+ * that cannot be used withdraws the task with its hold refunded, and no upstream is called.
  */
 export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Promise<AcceptedTask> {
   const { kind, body, caller } = req;
@@ -117,7 +176,7 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
     quotaPerUnit: deps.settings.quotaPerUnit,
   });
   const originModel = kind.originModel(body, source?.model ?? "");
-  const sent = await bodyToSend(deps, kind, body);
+  const intake = req.intake ?? kindIntake(deps, kind);
   const { settings } = deps;
   const now = deps.now();
   const row = await deps.store
@@ -131,10 +190,11 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
       quota,
       action: kind.action,
       properties: propertiesJson(kind.input(body), originModel, upstreamModelOf(first, originModel)),
-      requestBody: JSON.stringify(sent),
+      requestBody: JSON.stringify(body),
       callbackSecret: spec.upstreamCallbacks ? deps.ids.secret() : null,
       callbackUrl,
-      sendDeadlineMs: now + settings.unsentGraceMs,
+      // The sender owns the task while its file is brought in, then for the usual grace.
+      sendDeadlineMs: now + settings.unsentGraceMs + (intake?.timeoutMs ?? 0),
       // Counted in the store, with the insert: it holds across instances and parallel submits.
       unfinishedLimit: settings.tasksInFlightPerUser,
       // The task's timeout ends it (and closes its charge) first; the reaper is the backstop.
@@ -144,15 +204,16 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
       if (err instanceof GatewayError && err.errorName === "GW_ERR_RATE_LIMITED") deps.onRateLimited();
       throw err;
     });
+  const brought = intake ? await bringInAfterHold(deps, row, intake, body) : null;
   return {
     row,
     kind,
-    body: sent,
+    body: brought?.body ?? body,
     channels,
     originModel,
     source,
     input: kind.input(body),
-    attachment: req.attachment ?? null,
+    attachment: brought?.attachment ?? req.attachment ?? null,
     continues: req.continues?.upstreamId ?? null,
   };
 }

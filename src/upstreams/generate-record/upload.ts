@@ -7,7 +7,7 @@ import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 
 /**
  * UPLOAD on generate-record. The provider has no upload route, and needs none: the gateway has
- * already brought the file in and stored it before the task was accepted, and the provider's
+ * already brought the file in and stored it (after the task's charge) before the send, and the provider's
  * routes that take audio take a URL (`uploadUrl`). So UPLOAD completes in the gateway, through
  * the engine like every action: the send calls no upstream and names the task with a new UUID,
  * which becomes the upload's clip id (`upload_id`); the first poll calls no upstream either and
