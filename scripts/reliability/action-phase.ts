@@ -4,10 +4,7 @@
  * that works on a clip (EXTEND, COVER, the vocal and instrumental actions, STEMS, WAV,
  * MUSIC_VIDEO) is submitted on it, spread over the instances, and must end SUCCESS. Their charges
  * join the money checks as calls priced per call.
- *
- * UPLOAD is left out here: an uploaded file is kept in the blob store of the instance that took
- * it, under that instance's URL, and until the instances share one blob store another instance's
- * poller cannot keep it as a gateway file. Its tests run on one instance.
+ * UPLOAD has a phase of its own (upload-phase.ts).
  */
 import { callGateway } from "../../test/reliability/harness.js";
 import type { Cluster } from "./cluster.js";

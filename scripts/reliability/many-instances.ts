@@ -38,6 +38,7 @@ import { setUpCatalog } from "./setup.js";
 import { secondProcessOnSqlite } from "./sqlite-owner.js";
 import { createRunDatabase, RunStore } from "./store-checks.js";
 import { runTaskPhase } from "./task-phase.js";
+import { runUploadPhase } from "./upload-phase.js";
 import { runVideoPhase } from "./video-phase.js";
 
 const PG_SERVER = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/postgres";
@@ -87,6 +88,8 @@ async function run(): Promise<number> {
       S3_ACCESS_KEY_ID: s3.accessKeyId,
       S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
       ADMIN_KEY,
+      // The upload phase's files come from a host of the run on loopback.
+      UPLOAD_ALLOW_PRIVATE_URLS: "true",
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
       QUOTA_PER_UNIT: String(RUN_PRICES.quotaPerUnit),
@@ -164,6 +167,18 @@ async function run(): Promise<number> {
   violations.push(...actions.violations);
   tasks.outcomes.push(...actions.outcomes);
   tasks.calls.push(...actions.calls);
+
+  const uploads = await runUploadPhase(cluster, {
+    users: taskUsers.slice(6, 8),
+    admin,
+    bucket: s3,
+    instance: 2,
+    downMs: 1500,
+    log,
+  });
+  violations.push(...uploads.violations);
+  tasks.outcomes.push(...uploads.outcomes);
+  tasks.calls.push(...uploads.calls);
 
   const store = await RunStore.open(db.url);
   try {
@@ -273,6 +288,7 @@ async function run(): Promise<number> {
         `${duplicates}`,
         "guaranteed by the ledger's unique key: not a check",
       ],
+      ...uploads.figures,
       ...videos.figures,
       ...money.figures,
       ["fuzz cases against the live cluster", `${fuzzCases}`, "no 5xx, each in its surface's shape"],

@@ -27,6 +27,8 @@ export const RUN_PRICES: RunPrices = {
     // Per second of video: a video costs this x its seconds.
     [VIDEO_PRICE_NAME]: 0.07,
     ...Object.fromEntries(ACTION_PRICE_NAMES.map((name) => [name, 0.02])),
+    "audioa:UPLOAD": 0.01,
+    "audiob:UPLOAD": 0.01,
   },
   tokens: { "gemini-2.5-flash": { input: 0.3, output: 2.5, cachedRatio: 0.1 } },
 };
