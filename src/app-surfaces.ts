@@ -11,6 +11,7 @@ import { opsRoutes } from "./api/ops/index.js";
 import { installSurface } from "./api/surfaces.js";
 import { taskRoutes } from "./api/tasks/index.js";
 import { taskSurfacePorts } from "./api/tasks/surface-ports.js";
+import { videoFileRoutes } from "./api/videos/files.js";
 import { videoRoutes } from "./api/videos/index.js";
 import { videoSurfacePorts } from "./api/videos/ports.js";
 import type { GatewayServices } from "./app-services.js";
@@ -38,6 +39,8 @@ export async function registerSurfaces(
     deps: videoSurfacePorts(services, taskStore, requireToken(services)),
     prefix: "/v1/videos",
   });
+  // The stored files a video's task record names (its content route is under /v1/videos).
+  await app.register(videoFileRoutes, { files: services.videoFiles, prefix: "/video" });
   await app.register(imageRoutes, { deps: services, prefix: "/v1" });
   await app.register(openAiChatRoutes, { deps: services, prefix: "/v1" });
   await app.register(anthropicRoutes, { deps: services, prefix: "/v1/messages" });

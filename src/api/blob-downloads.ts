@@ -4,11 +4,21 @@ import type { BlobStore } from "../blobs/blob-store.js";
 import { GatewayError } from "../core/errors.js";
 import { parseByteRange } from "./byte-range.js";
 
+/** How long an answer carrying a blob may be kept by caches. */
+export type BlobCaching = "immutable" | "no-store";
+
+const CACHE_CONTROL: Record<BlobCaching, string> = {
+  immutable: "public, max-age=31536000, immutable",
+  // Files the gateway removes before their key could change (a deleted or expired video).
+  "no-store": "private, no-store",
+};
+
 /**
  * Answers a GET or HEAD of a stored blob under its unguessable key. When the store hands out
  * download URLs (an S3 bucket with BLOB_DOWNLOADS=redirect), a 302 to a short-lived presigned
  * URL; otherwise the bytes, whole (200) or the part a `Range` header asks for (206, or 416 past
- * the end), with their type, cacheable for good. An unknown key is a 404 with `notFound`.
+ * the end), with their type, cacheable for good unless `caching` says otherwise. An unknown key
+ * is a 404 with `notFound`.
  */
 export async function sendBlob(
   store: BlobStore,
@@ -16,6 +26,7 @@ export async function sendBlob(
   request: FastifyRequest,
   reply: FastifyReply,
   notFound: string,
+  caching: BlobCaching = "immutable",
 ): Promise<FastifyReply> {
   const header = request.headers.range;
   const redirect = await store.downloadUrl(key);
@@ -23,7 +34,7 @@ export async function sendBlob(
   if (!header && redirect === null && request.method === "GET") {
     const blob = await store.open(key);
     if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", notFound);
-    return stored(reply, blob.mimeType).header("content-length", String(blob.size)).send(blob.stream);
+    return stored(reply, blob.mimeType, caching).header("content-length", String(blob.size)).send(blob.stream);
   }
   const info = await store.stat(key);
   if (!info) throw new GatewayError("GW_ERR_NOT_FOUND", notFound);
@@ -35,7 +46,7 @@ export async function sendBlob(
   if (range === "unsatisfiable") {
     return reply.status(416).header("accept-ranges", "bytes").header("content-range", `bytes */${info.size}`).send();
   }
-  stored(reply, info.mimeType);
+  stored(reply, info.mimeType, caching);
   if (request.method === "HEAD") {
     // The headers alone: an empty body keeps the lengths set here, and nothing is read from the store.
     const length = range ? range.end - range.start + 1 : info.size;
@@ -53,10 +64,10 @@ export async function sendBlob(
 }
 
 /** The headers of every answer carrying a blob's bytes. */
-function stored(reply: FastifyReply, mimeType: string): FastifyReply {
+function stored(reply: FastifyReply, mimeType: string, caching: BlobCaching): FastifyReply {
   return reply
     .header("accept-ranges", "bytes")
     .header("content-type", mimeType)
-    .header("cache-control", "public, max-age=31536000, immutable")
+    .header("cache-control", CACHE_CONTROL[caching])
     .header("x-content-type-options", "nosniff");
 }

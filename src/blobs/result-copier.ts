@@ -1,5 +1,5 @@
 import type { Channel } from "../core/channel.js";
-import { TASK_FAMILIES } from "../core/tasks/families.js";
+import { TASK_PLATFORMS } from "../core/tasks/families.js";
 import { type ResultCopierPort, ResultCopyError, type ResultFile } from "../core/tasks/result-files.js";
 import { GuardedFetchError, type GuardedFetcher } from "../net/guarded-fetch.js";
 import { type BlobStore, BlobTooLargeError } from "./blob-store.js";
@@ -66,7 +66,7 @@ async function peek(body: AsyncIterable<Buffer>, bytes: number) {
  * guard, the media type taken from the bytes, the size bounded while it streams.
  */
 export class ResultCopier implements ResultCopierPort {
-  private readonly ownFiles = new RegExp(`^/(${TASK_FAMILIES.join("|")})/${TASK_FILES_PATH}/([^/?#]+)$`);
+  private readonly ownFiles = new RegExp(`^/(${TASK_PLATFORMS.join("|")})/${TASK_FILES_PATH}/([^/?#]+)$`);
 
   constructor(private readonly options: ResultCopierOptions) {}
 
