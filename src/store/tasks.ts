@@ -213,7 +213,8 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
   }
 
   /**
-   * Moves a task to SUCCESS with its clips, only if it is still in `from`; its charge is settled
+   * Moves a task to SUCCESS with its clips, only if it is still in `from` and its owner has not
+   * deleted it (a deleted one ends by `succeedDeleted`, keeping no results); its charge is settled
    * and the webhook announcing the end is queued in the same transaction.
    */
   async succeed(
@@ -244,20 +245,62 @@ export class TaskStore extends TaskPolls implements TaskStorePort<TaskRow> {
         })
         .where("id", "=", task.id)
         .where("status", "=", from)
+        .where("deleted_at", "=", 0)
         .returning(["callback_url"])
         .executeTakeFirst();
       if (!res) return false;
-      await this.countFinished(trx, Number(task.user_id));
-      // A sale closes its charge explicitly: open always means unfinished.
-      await this.ledger.settleIn(trx, taskReference(task.task_id), Number(task.quota), "task succeeded");
+      await this.closeSold(trx, task, res.callback_url, "task succeeded");
       await this.indexClips(trx, task, clips, model, now);
-      await queueTaskEndedWebhook(trx, {
-        taskId: task.task_id,
-        userId: Number(task.user_id),
-        status: "SUCCESS",
-        callbackUrl: res.callback_url,
-      });
       return true;
+    });
+  }
+
+  /**
+   * Moves a task its owner deleted while it ran (a video) to SUCCESS with no results, only if it
+   * is still in `from`: the upstream made it and bills it, so its charge is settled, but nothing
+   * of it is stored or shown. The webhook announcing the end is queued as for any success.
+   */
+  async succeedDeleted(task: StoredTask, from: string, upstreamStatus: string): Promise<boolean> {
+    return this.ledger.transaction(async (trx) => {
+      const now = unixNow();
+      const res = await trx
+        .updateTable("tasks")
+        .set({
+          status: "SUCCESS",
+          progress: "100%",
+          fail_reason: "",
+          finish_time: now,
+          start_time: Number(task.start_time) || now,
+          result_url: null,
+          data: "{}",
+          upstream_status: upstreamStatus,
+          files_removed_at: now,
+          lease_owner: null,
+          lease_until: 0,
+          poll_errors: 0,
+          updated_at: now,
+        })
+        .where("id", "=", task.id)
+        .where("status", "=", from)
+        .where("deleted_at", ">", 0)
+        .returning(["callback_url"])
+        .executeTakeFirst();
+      if (!res) return false;
+      await this.closeSold(trx, task, res.callback_url, "task succeeded after its owner deleted it");
+      return true;
+    });
+  }
+
+  /** A sale's closing, in its SUCCESS transaction: counted finished, settled, announced. */
+  private async closeSold(trx: Transaction<Database>, task: StoredTask, callbackUrl: string | null, note: string) {
+    await this.countFinished(trx, Number(task.user_id));
+    // A sale closes its charge explicitly: open always means unfinished.
+    await this.ledger.settleIn(trx, taskReference(task.task_id), Number(task.quota), note);
+    await queueTaskEndedWebhook(trx, {
+      taskId: task.task_id,
+      userId: Number(task.user_id),
+      status: "SUCCESS",
+      callbackUrl,
     });
   }
 

@@ -15,7 +15,10 @@ import { afterFailedCopy, type ResultCopierPort, storeResultFiles } from "../cor
 
 /** What the poller uses, built where the workers are registered. */
 export interface TaskPollerDeps {
-  store: Pick<TaskStorePort, "claimDue" | "advance" | "fail" | "succeed" | "releaseUnchanged" | "releaseAfterError">;
+  store: Pick<
+    TaskStorePort,
+    "claimDue" | "advance" | "fail" | "succeed" | "succeedDeleted" | "releaseUnchanged" | "releaseAfterError"
+  >;
   channels: { list(): Promise<Channel[]> };
   upstreams: TaskUpstreams;
   /** The per-channel slots every upstream call of this instance shares (submits and content too). */
@@ -245,14 +248,23 @@ export class TaskPoller implements BackgroundService {
     const { store, log, instanceId } = this.deps;
     switch (decision.kind) {
       case "succeed": {
+        // Deleted by its owner while it ran (a video): the upstream made it and bills it, so the
+        // charge settles, but nobody will fetch its files: none are copied.
+        if (Number(t.deleted_at ?? 0) > 0) {
+          await store.succeedDeleted(t, t.status, decision.upstreamStatus);
+          return;
+        }
         const withKey = channel ? this.deps.upstreams(channel.type)?.resultsNeedKey : undefined;
         const stored = channel
           ? await storeResultFiles(decision.clips, t.platform, channel, this.deps.results, { withKey })
           : { kind: "failed" as const, lasting: false, reason: "the task's channel is unknown", copies: [] };
         if (stored.kind === "stored") {
           const moved = await store.succeed(t, t.status, stored.clips, decision.upstreamStatus, decision.model);
-          // The task moved on meanwhile (deleted, timed out, another worker): its copies are nobody's.
-          if (!moved) await this.discard(t, stored.copies);
+          if (moved) return;
+          // The task moved on meanwhile (timed out, another worker) or was deleted while its
+          // files were copied: its copies are nobody's. A deleted one still ends, settled.
+          await this.discard(t, stored.copies);
+          await store.succeedDeleted(t, t.status, decision.upstreamStatus);
           return;
         }
         await this.discard(t, stored.copies);

@@ -108,7 +108,12 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const user = await gw.createUser({ quota: 10_000_000 });
       const client = clientOf(gw, user.key);
       const done = await untilEnded(client, (await client.videos.create({ prompt: "to delete" })).id);
-      expect(await client.videos.delete(done.id)).toEqual({ id: done.id, object: "video.deleted", deleted: true });
+      expect(await client.videos.delete(done.id)).toEqual({
+        id: done.id,
+        object: "video.deleted",
+        deleted: true,
+        charge: { state: "settled", quota: priceOf(env, 4), message: "The video had completed: its charge stands." },
+      });
       await expect(client.videos.retrieve(done.id)).rejects.toMatchObject({ status: 404 });
       await expect(client.videos.downloadContent(done.id)).rejects.toMatchObject({ status: 404 });
       expect((await client.videos.list()).data).toEqual([]);

@@ -20,6 +20,7 @@ import { installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { videoContentRoute } from "./content.js";
+import { deletedCharge } from "./deleted-charge.js";
 import { videoListPage } from "./list-page.js";
 import { acceptMultipart } from "./multipart.js";
 import { ownedVideo } from "./owned-video.js";
@@ -179,23 +180,25 @@ export async function videoRoutes(app: FastifyInstance, opts: { deps: VideoSurfa
     {
       schema: {
         summary: "Delete a video and its stored content",
+        description:
+          "A video still being made cannot be cancelled upstream: it is hidden at once, and its charge stays " +
+          "open until the upstream job ends (settled if it completes, refunded if it fails); `charge` says so.",
         params: VideoIdParams,
         response: { 200: VideoDeletedSchema },
       },
     },
     async (request) => {
       const row = await ownedVideo(deps, request);
-      await deleteVideo(
+      const state = await deleteVideo(
         {
           reread: (id) => deps.videos.byId(id),
           markDeleted: (id) => deps.videos.markDeleted(id),
-          fail: (id, from, reason) => deps.tasks.fail(id, from, reason),
           deleteBlob: (key) => deps.files.delete(key),
           markFilesRemoved: (id) => deps.videos.markFilesRemoved(id),
         },
         row,
       );
-      return { id: row.task_id, object: "video.deleted", deleted: true };
+      return { id: row.task_id, object: "video.deleted", deleted: true, charge: deletedCharge(state, row.quota) };
     },
   );
 

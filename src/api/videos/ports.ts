@@ -14,7 +14,6 @@ import type { ReferenceLimits } from "./reference.js";
 /** What the videos surface uses, built where the routes are registered. */
 export interface VideoSurfaceDeps {
   submit: TaskSubmitDeps;
-  tasks: Pick<TaskStore, "fail">;
   videos: VideoRows;
   /** The stored videos, thumbnails and spritesheets. */
   files: BlobStore;
@@ -45,7 +44,6 @@ export function videoSurfacePorts(
   const fetcher = new GuardedFetcher({ allowPrivate: config.images.allowPrivateUrls });
   return {
     submit: taskSubmitPorts(parts, store),
-    tasks: store,
     videos: new VideoRows(parts.store.db),
     files: parts.videoFiles,
     idempotency: parts.idempotency,

@@ -17,6 +17,8 @@ export interface StoredTask extends TaskView {
   poll_errors: number;
   callback_secret: string | null;
   callback_url: string | null;
+  /** When its owner deleted it (unix seconds; videos only), 0 or absent when not. */
+  deleted_at?: number;
 }
 
 /** A task to insert, charged in the same transaction. */
@@ -73,7 +75,10 @@ export interface TaskStorePort<T extends StoredTask = StoredTask> {
   /** NOT_START -> SUBMITTED with the upstream id. False when the task was already failed (swept). */
   markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean>;
   fail(id: number, from: string, reason: string, upstreamStatus?: string | null): Promise<boolean>;
+  /** SUCCESS with its clips; false when the task moved on or its owner deleted it. */
   succeed(task: T, from: string, clips: Clip[], upstreamStatus: string, model: string): Promise<boolean>;
+  /** SUCCESS of a task its owner deleted while it ran: settled, no results kept. */
+  succeedDeleted(task: T, from: string, upstreamStatus: string): Promise<boolean>;
   advance(id: number, from: string, to: TaskStatus, changes: TaskChanges): Promise<boolean>;
   releaseUnchanged(ids: number[], owner: string, nextPollAtMs: number): Promise<void>;
   releaseAfterError(id: number, owner: string, nextPollAtMs: number): Promise<void>;

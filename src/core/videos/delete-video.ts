@@ -19,12 +19,14 @@ export interface VideoDeletePort extends VideoFilesPort {
   /** The video as it stands now (deleted or not), or undefined. */
   reread(id: number): Promise<VideoRowRef | undefined>;
   markDeleted(id: number): Promise<boolean>;
-  /** FAILURE + refund by compare-and-set from `from` (the task store's fail). */
-  fail(id: number, from: string, reason: string): Promise<boolean>;
 }
 
-/** The reason a video deleted before it completed ends with. */
-export const DELETED_BEFORE_COMPLETION = "the video was deleted before it completed";
+/**
+ * What became of a deleted video's charge: `open` while the upstream job runs on (settled when
+ * it completes, refunded when it fails), `settled` for a video that had completed, `refunded`
+ * for one that had failed.
+ */
+export type DeletedVideoCharge = "open" | "settled" | "refunded";
 
 /** Removes a completed video's stored files (video, thumbnail, spritesheet) and records it. */
 export async function removeVideoFiles(port: VideoFilesPort, row: VideoRowRef): Promise<number> {
@@ -35,18 +37,22 @@ export async function removeVideoFiles(port: VideoFilesPort, row: VideoRowRef): 
 }
 
 /**
- * Deletes a video: hidden from its owner at once; a video still running is stopped as FAILURE
- * and refunded in full (the caller never gets it, so never pays for it); a completed one keeps its
- * charge and loses its stored files. The state at the moment of the delete decides: a video the
- * poller completes first is completed (charged, files removed).
+ * Deletes a video: hidden from its owner at once; a completed one loses its stored files and keeps
+ * its charge (it was delivered); a failed one was refunded already. A video still being made is
+ * not stopped, since the upstream cannot cancel a job in progress (the Videos API deletes
+ * only completed or failed videos) and bills it when it completes: the task keeps running and its
+ * charge stays open, settled if the job completes and refunded if it fails, so no create-and-delete
+ * costs the operator what the user did not pay. A video that completes after the delete keeps no
+ * files (the task store's success of a deleted task stores none).
  */
-export async function deleteVideo(port: VideoDeletePort, row: VideoRowRef): Promise<void> {
+export async function deleteVideo(port: VideoDeletePort, row: VideoRowRef): Promise<DeletedVideoCharge> {
   await port.markDeleted(row.id);
-  let current: VideoRowRef | undefined = row;
-  // A compare-and-set lost to the poller's move: read the new state and decide again.
-  for (let attempt = 0; attempt < 5 && current && !isTerminal(current.status); attempt++) {
-    if (await port.fail(current.id, current.status, DELETED_BEFORE_COMPLETION)) return;
-    current = await port.reread(current.id);
+  // Read again after the mark: a success committed before it kept its files, which go now.
+  const current = (await port.reread(row.id)) ?? row;
+  if (current.status === "SUCCESS") {
+    await removeVideoFiles(port, current);
+    return "settled";
   }
-  if (current?.status === "SUCCESS") await removeVideoFiles(port, current);
+  if (isTerminal(current.status)) return "refunded";
+  return "open";
 }
