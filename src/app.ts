@@ -16,6 +16,7 @@ import { gatheringDestination } from "./log-destination.js";
 import { loggerOptions } from "./logger.js";
 import { createGatewayMetrics, installRequestMetrics } from "./metrics/index.js";
 import { installBodyIdleTimeout } from "./net/body-idle-timeout.js";
+import { installEarlyAnswerDrain } from "./net/early-answer-drain.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
 import {
   explainListenFailure,
@@ -156,6 +157,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
 
   installRequestMetrics(app, metrics);
   installBodyIdleTimeout(app, config.http.bodyIdleTimeoutMs);
+  installEarlyAnswerDrain(app, { maxBytes: config.http.earlyAnswerDrainBytes, maxMs: config.http.earlyAnswerDrainMs });
   const taskStore = new TaskStore(store.db, ctx.ledger, store.dialect);
   await registerSurfaces(app, ctx, taskStore);
   const chargeReaper = registerTaskServices(ctx, taskStore);

@@ -68,6 +68,8 @@ export function defaultConfig(env: Env = process.env): Config {
       headersTimeoutMs: intFrom(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000),
       requestTimeoutMs: intFrom(env, "HTTP_REQUEST_TIMEOUT_MS", 120_000),
       bodyIdleTimeoutMs: intFrom(env, "HTTP_BODY_IDLE_TIMEOUT_MS", 15_000),
+      earlyAnswerDrainBytes: intFrom(env, "HTTP_EARLY_ANSWER_DRAIN_BYTES", 64 * 1024 * 1024),
+      earlyAnswerDrainMs: intFrom(env, "HTTP_EARLY_ANSWER_DRAIN_MS", 30_000),
       keepAliveTimeoutMs: intFrom(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 65_000),
       checkIntervalMs: intFrom(env, "HTTP_CHECK_INTERVAL_MS", 1000),
     },

@@ -102,6 +102,10 @@ export const ConfigSchema = Type.Object({
     requestTimeoutMs: Type.Integer({ minimum: 10 }),
     /** Longest pause while a body is being sent (ms). */
     bodyIdleTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** After an answer given before its body arrived, most bytes of the rest read and discarded. */
+    earlyAnswerDrainBytes: Type.Integer({ minimum: 0 }),
+    /** After an answer given before its body arrived, longest wait for the rest (ms). */
+    earlyAnswerDrainMs: Type.Integer({ minimum: 0 }),
     /** How long an idle kept-alive connection stays open between requests (ms). */
     keepAliveTimeoutMs: Type.Integer({ minimum: 10 }),
     /** How often the server checks connections against the header and request limits (ms). */

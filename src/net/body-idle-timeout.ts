@@ -6,7 +6,8 @@ import type { FastifyInstance } from "fastify";
  * runs only while the body is being received and is switched off once it has all arrived, so the
  * answer, however slowly it streams to a reading client, is never cut by it. The whole request
  * (headers and body) is bounded separately by the server's request timeout. A request answered
- * before its body has arrived keeps the idle limit while the rest of the body is awaited.
+ * before its body has arrived keeps the idle limit while the rest of the body is awaited
+ * (`installEarlyAnswerDrain`).
  *
  * The timer is armed after the event-loop turn in which the request arrived, and only for a
  * request whose body is still incomplete then. A body that came in the same reads as its headers
@@ -48,9 +49,10 @@ function armIdleTimer(raw: IncomingMessage, res: ServerResponse, idleMs: number)
     socket.setTimeout(0);
     socket.off("timeout", cut);
   });
-  // Answered before its body arrived (a 401, a 413): the server would wait for the rest of the
-  // body as long as the keep-alive limit allows; the idle limit applies to that wait too. An
-  // answer already finished before the timer was armed has left the timer as armed here.
+  // An answer finished before its body arrived (one whose body was cut past the early-answer
+  // bounds, or one written around the hooks) leaves the connection until it closes: the idle
+  // limit applies to that wait too. An answer already finished before the timer was armed has
+  // left the timer as armed here.
   if (!res.writableFinished) {
     res.once("finish", () => {
       if (!raw.complete) socket.setTimeout(idleMs);
