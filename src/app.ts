@@ -15,8 +15,8 @@ import { ExpiredKeysSweeper } from "./idempotency/expired-keys-sweeper.js";
 import { gatheringDestination } from "./log-destination.js";
 import { loggerOptions } from "./logger.js";
 import { createGatewayMetrics, installRequestMetrics } from "./metrics/index.js";
-import { installBodyIdleTimeout } from "./net/body-idle-timeout.js";
 import { installEarlyAnswerDrain } from "./net/early-answer-drain.js";
+import { installSlowBodyLimits } from "./net/slow-body-limits.js";
 import { ChannelProbe } from "./routing/channel-probe.js";
 import {
   explainListenFailure,
@@ -156,7 +156,11 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   });
 
   installRequestMetrics(app, metrics);
-  installBodyIdleTimeout(app, config.http.bodyIdleTimeoutMs);
+  installSlowBodyLimits(app, {
+    idleMs: config.http.bodyIdleTimeoutMs,
+    bytesPerSecond: config.http.bodyMinBytesPerSecond,
+    graceMs: config.http.bodyRateGraceMs,
+  });
   installEarlyAnswerDrain(app, { maxBytes: config.http.earlyAnswerDrainBytes, maxMs: config.http.earlyAnswerDrainMs });
   const taskStore = new TaskStore(store.db, ctx.ledger, store.dialect);
   await registerSurfaces(app, ctx, taskStore);

@@ -66,8 +66,11 @@ export function defaultConfig(env: Env = process.env): Config {
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     http: {
       headersTimeoutMs: intFrom(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000),
-      requestTimeoutMs: intFrom(env, "HTTP_REQUEST_TIMEOUT_MS", 120_000),
+      // The largest default body (64 MiB) at 100 KB/s takes 11 minutes.
+      requestTimeoutMs: intFrom(env, "HTTP_REQUEST_TIMEOUT_MS", 15 * 60_000),
       bodyIdleTimeoutMs: intFrom(env, "HTTP_BODY_IDLE_TIMEOUT_MS", 15_000),
+      bodyMinBytesPerSecond: intFrom(env, "HTTP_BODY_MIN_BYTES_PER_SECOND", 500),
+      bodyRateGraceMs: intFrom(env, "HTTP_BODY_RATE_GRACE_MS", 20_000),
       earlyAnswerDrainBytes: intFrom(env, "HTTP_EARLY_ANSWER_DRAIN_BYTES", 64 * 1024 * 1024),
       earlyAnswerDrainMs: intFrom(env, "HTTP_EARLY_ANSWER_DRAIN_MS", 30_000),
       keepAliveTimeoutMs: intFrom(env, "HTTP_KEEP_ALIVE_TIMEOUT_MS", 65_000),

@@ -98,10 +98,17 @@ export const ConfigSchema = Type.Object({
   http: Type.Object({
     /** Time allowed to send the request's headers (ms). */
     headersTimeoutMs: Type.Integer({ minimum: 10 }),
-    /** Time allowed to send the whole request, headers and body (ms). */
+    /**
+     * Time allowed to send the whole request, headers and body (ms): the last bound, long enough
+     * for the largest body at a slow but real pace; a body too slow to be real is cut by the rate.
+     */
     requestTimeoutMs: Type.Integer({ minimum: 10 }),
     /** Longest pause while a body is being sent (ms). */
     bodyIdleTimeoutMs: Type.Integer({ minimum: 10 }),
+    /** Least average pace of a body once its grace is over (bytes a second; 0: none). */
+    bodyMinBytesPerSecond: Type.Integer({ minimum: 0 }),
+    /** The first time of a body during which no pace is required (ms). */
+    bodyRateGraceMs: Type.Integer({ minimum: 10 }),
     /** After an answer given before its body arrived, most bytes of the rest read and discarded. */
     earlyAnswerDrainBytes: Type.Integer({ minimum: 0 }),
     /** After an answer given before its body arrived, longest wait for the rest (ms). */

@@ -27,6 +27,8 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   "http.headersTimeoutMs": "HTTP_HEADERS_TIMEOUT_MS",
   "http.requestTimeoutMs": "HTTP_REQUEST_TIMEOUT_MS",
   "http.bodyIdleTimeoutMs": "HTTP_BODY_IDLE_TIMEOUT_MS",
+  "http.bodyMinBytesPerSecond": "HTTP_BODY_MIN_BYTES_PER_SECOND",
+  "http.bodyRateGraceMs": "HTTP_BODY_RATE_GRACE_MS",
   "http.earlyAnswerDrainBytes": "HTTP_EARLY_ANSWER_DRAIN_BYTES",
   "http.earlyAnswerDrainMs": "HTTP_EARLY_ANSWER_DRAIN_MS",
   "http.keepAliveTimeoutMs": "HTTP_KEEP_ALIVE_TIMEOUT_MS",

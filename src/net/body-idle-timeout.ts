@@ -1,42 +1,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { FastifyInstance } from "fastify";
 
 /**
  * Cuts a connection whose request body pauses longer than `idleMs`. The socket's inactivity timer
  * runs only while the body is being received and is switched off once it has all arrived, so the
  * answer, however slowly it streams to a reading client, is never cut by it. The whole request
- * (headers and body) is bounded separately by the server's request timeout. A request answered
- * before its body has arrived keeps the idle limit while the rest of the body is awaited
- * (`installEarlyAnswerDrain`).
- *
- * The timer is armed after the event-loop turn in which the request arrived, and only for a
- * request whose body is still incomplete then. A body that came in the same reads as its headers
- * (nearly every API call) has been parsed by then, and costs a place in a list instead of a
- * socket timer and three listeners (those were 3.5% of the gateway's CPU on a content call).
+ * (headers and body) is bounded separately by the server's request timeout, and the body's
+ * average pace by `armBodyMinRate`. A request answered before its body has arrived keeps the
+ * idle limit while the rest of the body is awaited (`installEarlyAnswerDrain`).
  */
-export function installBodyIdleTimeout(app: FastifyInstance, idleMs: number): void {
-  let waiting: { raw: IncomingMessage; res: ServerResponse }[] = [];
-  const arm = () => {
-    const requests = waiting;
-    waiting = [];
-    for (const { raw, res } of requests) {
-      if (!raw.complete && !raw.socket.destroyed) armIdleTimer(raw, res, idleMs);
-    }
-  };
-  app.addHook("onRequest", (request, reply, done) => {
-    const raw = request.raw;
-    if (!raw.complete) {
-      const hasBody = raw.headers["transfer-encoding"] !== undefined || Number(raw.headers["content-length"] ?? 0) > 0;
-      if (hasBody) {
-        if (waiting.length === 0) setImmediate(arm);
-        waiting.push({ raw, res: reply.raw });
-      }
-    }
-    done();
-  });
-}
-
-function armIdleTimer(raw: IncomingMessage, res: ServerResponse, idleMs: number): void {
+export function armIdleTimer(raw: IncomingMessage, res: ServerResponse, idleMs: number): void {
   const socket = raw.socket;
   // Only a body still arriving is cut: once the request is complete the answer may take its time
   // (a slow stream), whether or not the body's "end" was seen yet.
