@@ -7,6 +7,7 @@ import { applyHeapSettings } from "./heap-settings.js";
 import { StartupError } from "./startup-errors.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
+import { StoreLinkedError } from "./store/sqlite/database-file.js";
 import { StoreOwnedError } from "./store/sqlite/owner-lock.js";
 
 const USAGE = `usage: media-gateway <command>
@@ -139,7 +140,11 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err);
   const kind = err instanceof ConfigError ? "configuration error" : "cannot start";
   const hint =
-    err instanceof ConfigError || err instanceof StartupError || err instanceof StoreOwnedError || debug
+    err instanceof ConfigError ||
+    err instanceof StartupError ||
+    err instanceof StoreOwnedError ||
+    err instanceof StoreLinkedError ||
+    debug
       ? ""
       : " (LOG_LEVEL=debug shows more)";
   process.stderr.write(`media-gateway: ${kind}: ${message.replace(/\s*\n\s*/g, " ")}${hint}\n`);

@@ -1,5 +1,7 @@
 import path from "node:path";
 import type { Config } from "./config.js";
+import { StoreLinkedError } from "./store/sqlite/database-file.js";
+import { StoreOwnedError } from "./store/sqlite/owner-lock.js";
 
 /**
  * A start-up failure an operator can act on, in one line: the setting, what was wrong, what to
@@ -104,21 +106,53 @@ export function explainPostgresFailure(err: unknown, databaseUrl: string): Start
   return null;
 }
 
-/** SQLite: a data directory (or database file) the gateway cannot create or write. */
+/**
+ * SQLite: a data directory (or database file) the gateway cannot create or write, a file another
+ * process owns (whatever path named it there), or a database file with a second name (a hard link).
+ */
 export function explainSqliteFailure(err: unknown, config: Config): StartupError | null {
   const file = config.databaseUrl.slice("sqlite:".length);
-  const denied =
-    codeOf(err, ["EACCES", "EPERM", "EROFS", "ENOTDIR", "SQLITE_CANTOPEN", "SQLITE_READONLY", "ERR_SQLITE_ERROR"]) ??
-    chain(err).find((e) => /unable to open database file|readonly database|read-only/i.test(e.message));
-  if (!denied) return null;
-  const derived = path.resolve(path.dirname(file)) === path.resolve(config.dataDir);
+  // DATABASE_URL unset names the file gateway.sqlite in DATA_DIR (see config-defaults.ts).
+  const derived = path.resolve(file) === path.resolve(config.dataDir, "gateway.sqlite");
   const setting = derived ? "DATA_DIR" : "DATABASE_URL";
   const target = derived ? config.dataDir : file;
+  const given = `${setting}=${derived ? config.dataDir : config.databaseUrl}`;
+  const own = `set ${setting} to ${derived ? "a directory" : "a file"} of its own`;
+  const options = { cause: err };
+  if (err instanceof StoreOwnedError) {
+    return new StartupError(
+      setting,
+      `the SQLite store ${err.file} (from ${given}) is in use by another gateway process (${err.ownerPid === null ? "pid unknown" : `pid ${err.ownerPid}`})`,
+      `only one process may serve from one SQLite file, whatever path names it: stop that process first, or ${own}`,
+      options,
+    );
+  }
+  if (err instanceof StoreLinkedError) {
+    return new StartupError(
+      setting,
+      `the SQLite ${err.what} ${err.file} (from ${given}) has ${err.links} hard links, and SQLite keeps a write-ahead log per name, so a second name corrupts the database`,
+      `a SQLite database file must have one name: remove its other links (\`find / -samefile ${err.file}\` lists them), copy the file instead of linking it, or ${own}`,
+      options,
+    );
+  }
+  const denied =
+    codeOf(err, [
+      "EACCES",
+      "EPERM",
+      "EROFS",
+      "ENOTDIR",
+      "ENOENT",
+      "ELOOP",
+      "SQLITE_CANTOPEN",
+      "SQLITE_READONLY",
+      "ERR_SQLITE_ERROR",
+    ]) ?? chain(err).find((e) => /unable to open database file|readonly database|read-only/i.test(e.message));
+  if (!denied) return null;
   return new StartupError(
     setting,
     `cannot create or write the SQLite database in ${target} (${reason(err)})`,
     `give the gateway's user write access there, or set ${setting} to a writable ${derived ? "directory" : "file"}`,
-    { cause: err },
+    options,
   );
 }
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { Kysely, type SqliteDatabase, SqliteDialect } from "kysely";
 import type { Database } from "../schema.js";
 import { openSqlite, type SqliteConnection, type SqliteStatement } from "./connection.js";
+import { checkSingleName, resolveDatabaseFile } from "./database-file.js";
 import { GroupCommit } from "./group-commit.js";
 import { lockSqliteStore, type OwnerLock } from "./owner-lock.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
@@ -51,12 +52,27 @@ export interface SqliteStore {
 }
 
 /**
+ * The path a store opens `given` by: its one name (every symbolic link followed), refused when the
+ * file has a second name (a hard link), whose write-ahead log SQLite would keep apart.
+ */
+function databaseFile(given: string): string {
+  if (given === ":memory:") return given;
+  fs.mkdirSync(path.dirname(path.resolve(given)), { recursive: true });
+  const file = resolveDatabaseFile(given);
+  checkSingleName(file, path.resolve(given));
+  return file;
+}
+
+/**
  * Opens (and creates) a SQLite store in WAL mode: `owner` makes this process the file's only
  * owner; checkpoints run on a thread of their own (an in-memory database has no write-ahead log).
+ * Every connection opens the file by its one name, so its write-ahead log is the same whatever
+ * path reached it; admin commands (not owners) are held to that too.
  */
-export function openSqliteStore(file: string, options: { owner: boolean; busyTimeoutMs: number }): SqliteStore {
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const lock: OwnerLock | null = options.owner && file !== ":memory:" ? lockSqliteStore(path.resolve(file)) : null;
+export function openSqliteStore(given: string, options: { owner: boolean; busyTimeoutMs: number }): SqliteStore {
+  const file = databaseFile(given);
+  const lock: OwnerLock | null =
+    options.owner && file !== ":memory:" ? lockSqliteStore(file, path.resolve(given)) : null;
   let sqlite: SqliteConnection;
   try {
     sqlite = openSqlite(file);

@@ -8,9 +8,11 @@ export class StoreOwnedError extends Error {
   constructor(
     readonly file: string,
     readonly ownerPid: number | null,
+    /** The path this process was given, when it differs from the file's one name. */
+    readonly given: string = file,
   ) {
     super(
-      `the SQLite store ${file} is in use by another gateway process (${ownerPid === null ? "pid unknown" : `pid ${ownerPid}`}); only one process may serve from one SQLite file: stop it first, or give this one another DATA_DIR`,
+      `the SQLite store ${file}${given === file ? "" : ` (named as ${given})`} is in use by another gateway process (${ownerPid === null ? "pid unknown" : `pid ${ownerPid}`}); only one process may serve from one SQLite file: stop it first, or give this one another DATA_DIR`,
     );
   }
 }
@@ -32,14 +34,16 @@ function ownerPid(db: SqliteConnection): number | null {
 }
 
 /**
- * Makes this process the only one serving from the SQLite file `file`. The lock is the operating
+ * Makes this process the only one serving from the SQLite file `file`, its one name
+ * (resolveDatabaseFile: every symbolic link followed; a file with a second name, a hard link, is
+ * refused before this), so that every path to the file finds this one lock. The lock is the operating
  * system's own (a POSIX advisory lock, taken through SQLite on `<file>.lock`): the holder keeps a
  * write transaction open on that small database for as long as it runs, and the operating system
  * drops the lock when the process ends, however it ends, so a crashed owner never blocks a
  * restart. The holder's pid is written there first, and a refused process reads it to name the
  * owner. Throws StoreOwnedError when another process (or another store in this process) holds it.
  */
-export function lockSqliteStore(file: string): OwnerLock {
+export function lockSqliteStore(file: string, given: string = file): OwnerLock {
   const path = `${file}.lock`;
   const db = openSqlite(path);
   const token = randomUUID();
@@ -52,7 +56,7 @@ export function lockSqliteStore(file: string): OwnerLock {
         db.exec("begin immediate");
       } catch (err) {
         if (!isStoreBusy(err)) throw err;
-        throw new StoreOwnedError(file, ownerPid(db));
+        throw new StoreOwnedError(file, ownerPid(db), given);
       }
       db.exec("create table if not exists owner (pid integer not null, token text not null, since integer not null)");
       db.exec("delete from owner");
@@ -82,7 +86,7 @@ export function lockSqliteStore(file: string): OwnerLock {
       }
       db.exec("rollback");
     }
-    throw new StoreOwnedError(file, ownerPid(db));
+    throw new StoreOwnedError(file, ownerPid(db), given);
   } catch (err) {
     if (db.open) db.close();
     throw err;
