@@ -4,8 +4,9 @@
  * instance is killed; then streams, image calls, content and task submits (some retried with an
  * Idempotency-Key across instances) run while the instances are killed one after another, each
  * restarted. Videos are made through `/v1/videos`, one instance killed while it copies a video to
- * storage. A fuzz pass runs against the live cluster, a second process is started on one SQLite
- * gateway's DATA_DIR, and then the money is checked: against the store's rows, and against an
+ * storage. A fuzz pass runs against the live cluster, second processes are started on one SQLite
+ * gateway's file (through its DATA_DIR, a symlink and a hard link: each refused), and then the
+ * money is checked: against the store's rows, and against an
  * independent recomputation from the prices the run set and the usage the simulator reports.
  * Prints a table of every figure; exits 1 when any violation is found. Loopback only; bounded in
  * count and time; every child stopped by its PID at the end.
@@ -207,7 +208,9 @@ async function run(): Promise<number> {
 
     const sqlite = await secondProcessOnSqlite(ADMIN_KEY, (c) => children.push(c), tempDirs);
 
-    log(`second process on one SQLite file: exit code ${sqlite.exitCode}`);
+    for (const a of sqlite.attempts) {
+      log(`second process on one SQLite file through ${a.via}: exit code ${a.exitCode}; ${a.lines.join(" / ")}`);
+    }
     // Fuzz the live cluster, as its own user (left out of the recomputation).
     const doc = await callGateway(base, "GET", "/openapi.json");
     const operations = operationsOf(doc.body);

@@ -99,10 +99,15 @@ export function checkMoney(input: MoneyInputs): {
       `${keys.keys}; ${keys.retakenKeys}; ${keys.violations.length}`,
       "0 charged twice (a task key's one task: the tasks primary key, not a check)",
     ],
+    ...input.sqlite.attempts.map((a): [string, string, string] => [
+      `second process on one SQLite file through ${a.via}: exit code; one line saying why`,
+      `${a.exitCode}; ${a.explained}`,
+      "1; true (refused)",
+    ]),
     [
-      "second process on one SQLite file: exit code; lines; names the first's pid",
-      `${input.sqlite.exitCode}; ${input.sqlite.lines.length}; ${input.sqlite.lines.some((l) => l.includes(`pid ${input.sqlite.firstPid}`))}`,
-      "1; 1; true",
+      "first SQLite gateway after them: answering and writing; integrity_check once stopped",
+      `${input.sqlite.firstAnswering}; ${input.sqlite.integrity}`,
+      "true; ok",
     ],
   ];
   const perUser = recomputed.map((r) => {
