@@ -46,7 +46,8 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node itself is PID 1 (no npm, no shell in between): it receives SIGTERM directly, and the
-# gateway stops taking requests, lets in-flight ones finish within SHUTDOWN_GRACE_SECONDS, closes
-# its store and exits 0. It starts no child processes, so it needs no init to reap them.
+# gateway fails /readyz for SHUTDOWN_DELAY_MS while still serving, then stops taking requests,
+# lets in-flight ones finish within SHUTDOWN_GRACE_MS, closes its store and exits 0. It starts
+# no child processes, so it needs no init to reap them.
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/main.js", "serve"]

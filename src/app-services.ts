@@ -75,6 +75,8 @@ export interface GatewayServices {
   console: ConsoleServices;
   /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
   stopping: AbortSignal;
+  /** Aborted when a stop begins: /readyz answers 503 from then on, while requests are still served. */
+  shuttingDown: AbortSignal;
   /** Registers a background service; it starts with the gateway when its role runs workers. */
   addService(service: BackgroundService): void;
 }
@@ -99,6 +101,7 @@ export interface ServiceParts {
   dropCaches(topic: ChangeTopic): void;
   listenUrl(): string;
   stopping: AbortSignal;
+  shuttingDown: AbortSignal;
   addService(service: BackgroundService): void;
 }
 
@@ -164,6 +167,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     userImages: new UserImages(store.db, store),
     console: buildConsoleServices({ config, store, users: parts.users, redis: parts.redis }),
     stopping: parts.stopping,
+    shuttingDown: parts.shuttingDown,
     addService: parts.addService,
   };
 }

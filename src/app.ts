@@ -52,6 +52,13 @@ export interface Gateway {
   /** Listens on config host/port (or the given port) and starts background services. */
   listen(port?: number): Promise<string>;
   /**
+   * The stop a SIGTERM asks for: /readyz answers 503 at once while every request is still served
+   * (each answer closing its connection) for `delayMs`, so that a load balancer takes the instance
+   * out before its listener closes; then close(`drainMs`). An abort of `skipDelay` ends the delay
+   * early. Both default to the configured values.
+   */
+  shutDown(options?: { delayMs?: number; drainMs?: number; skipDelay?: AbortSignal }): Promise<void>;
+  /**
    * Graceful stop: no new requests; in-flight ones finish within `drainMs` (the configured
    * drain window by default), streams still open then are cut and settled; workers stop, the
    * store closes.
@@ -123,6 +130,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const unsubscribe = bus.subscribe(dropCaches);
 
   const stopping = new AbortController();
+  const shuttingDown = new AbortController();
   const ctx = buildServices({
     config,
     store,
@@ -139,6 +147,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     dropCaches,
     listenUrl: () => listenUrl,
     stopping: stopping.signal,
+    shuttingDown: shuttingDown.signal,
     addService: (service) => {
       services.push(service);
     },
@@ -152,6 +161,8 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   app.decorateRequest("principal", null);
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("x-request-id", request.id);
+    // A client kept alive on a stopping instance reconnects, through its balancer, to another one.
+    if (shuttingDown.signal.aborted) reply.header("connection", "close");
     done(null, payload);
   });
 
@@ -170,6 +181,40 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   await app.ready();
 
   let started = false;
+  const close = async (drainMs = config.shutdownGraceMs) => {
+    shuttingDown.abort();
+    const closing = app.close();
+    let timer: NodeJS.Timeout | undefined;
+    const windowEnded = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), drainMs);
+    });
+    if (await Promise.race([closing.then(() => false), windowEnded])) {
+      // The drain window is over: streams still open end with an error event and settle what
+      // they produced; then every connection still open is closed.
+      app.log.warn({ drainMs }, "drain window over, ending the streams and connections still open");
+      stopping.abort();
+      let settleTimer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.all(inFlight),
+        new Promise((resolve) => {
+          settleTimer = setTimeout(resolve, 5000);
+        }),
+      ]);
+      clearTimeout(settleTimer);
+      app.server.closeAllConnections();
+    }
+    clearTimeout(timer);
+    await closing;
+    await Promise.all(inFlight);
+    await requestLogs.stop();
+    await ctx.health.stop();
+    if (started) await Promise.all(services.map((s) => s.stop()));
+    unsubscribe();
+    await bus.close();
+    await store.close();
+    await destination?.stop();
+  };
+
   return {
     app,
     ctx,
@@ -191,37 +236,24 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       }
       return listenUrl;
     },
-    async close(drainMs = config.shutdownGraceMs) {
-      const closing = app.close();
-      let timer: NodeJS.Timeout | undefined;
-      const windowEnded = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), drainMs);
-      });
-      if (await Promise.race([closing.then(() => false), windowEnded])) {
-        // The drain window is over: streams still open end with an error event and settle what
-        // they produced; then every connection still open is closed.
-        app.log.warn({ drainMs }, "drain window over, ending the streams and connections still open");
-        stopping.abort();
-        let settleTimer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.all(inFlight),
-          new Promise((resolve) => {
-            settleTimer = setTimeout(resolve, 5000);
-          }),
-        ]);
-        clearTimeout(settleTimer);
-        app.server.closeAllConnections();
+    async shutDown({ delayMs = config.shutdownDelayMs, drainMs = config.shutdownGraceMs, skipDelay } = {}) {
+      shuttingDown.abort();
+      if (delayMs > 0 && !skipDelay?.aborted) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delayMs);
+          skipDelay?.addEventListener(
+            "abort",
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
+        });
       }
-      clearTimeout(timer);
-      await closing;
-      await Promise.all(inFlight);
-      await requestLogs.stop();
-      await ctx.health.stop();
-      if (started) await Promise.all(services.map((s) => s.stop()));
-      unsubscribe();
-      await bus.close();
-      await store.close();
-      await destination?.stop();
+      app.log.info({ drainMs }, "closing the listener");
+      await close(drainMs);
     },
+    close,
   };
 }

@@ -83,6 +83,7 @@ export function defaultConfig(env: Env = process.env): Config {
       reapIntervalMs: intFrom(env, "CHARGE_REAP_INTERVAL_MS", 5_000),
       usageRecordMs: intFrom(env, "CHARGE_USAGE_RECORD_MS", 1_000),
     },
+    shutdownDelayMs: intFrom(env, "SHUTDOWN_DELAY_MS", 5_000),
     shutdownGraceMs: intFrom(env, "SHUTDOWN_GRACE_MS", 25_000),
     tasks: {
       timeoutSeconds: intFrom(env, "TASK_TIMEOUT_SECONDS", 1800),

@@ -133,8 +133,14 @@ export const ConfigSchema = Type.Object({
     usageRecordMs: Type.Integer({ minimum: 10 }),
   }),
   /**
-   * The drain window after SIGTERM (ms): in-flight requests may finish within it; streams still
-   * open at its end end with an error event and are billed for what they produced.
+   * After SIGTERM, how long /readyz answers 503 while every request is still served (ms), before
+   * the listener closes: the time a load balancer needs to see the instance fail its checks and
+   * send new requests elsewhere.
+   */
+  shutdownDelayMs: Type.Integer({ minimum: 0, maximum: 600_000 }),
+  /**
+   * The drain window once the listener has closed (ms): in-flight requests may finish within it;
+   * streams still open at its end end with an error event and are billed for what they produced.
    */
   shutdownGraceMs: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
   tasks: Type.Object({

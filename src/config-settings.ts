@@ -34,6 +34,7 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   "http.keepAliveTimeoutMs": "HTTP_KEEP_ALIVE_TIMEOUT_MS",
   "http.checkIntervalMs": "HTTP_CHECK_INTERVAL_MS",
   role: "ROLE",
+  shutdownDelayMs: "SHUTDOWN_DELAY_MS",
   shutdownGraceMs: "SHUTDOWN_GRACE_MS",
   instanceName: "INSTANCE_NAME",
   "charges.openMs": "CHARGE_OPEN_MS",

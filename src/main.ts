@@ -55,19 +55,28 @@ async function serve(args: string[]) {
   // On SQLite, which driver this runtime got (node:sqlite or better-sqlite3, see docs/operations.md).
   const sqliteDriver = store.sqlite ? { sqliteDriver: store.sqlite.driver } : {};
   gateway.ctx.logger.info({ url, role: config.role, store: store.dialect, ...sqliteDriver }, "gateway listening");
+  // A second signal during the readiness delay ends the delay: the listener closes at once.
+  const skipDelay = new AbortController();
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      skipDelay.abort();
+      return;
+    }
     stopping = true;
+    const delayMs = config.shutdownDelayMs;
     const drainMs = config.shutdownGraceMs;
-    gateway.ctx.logger.info({ signal, drainMs }, "shutting down");
-    // Past the drain window and the store's own close, something is stuck: stop regardless.
-    const force = setTimeout(() => {
-      gateway.ctx.logger.error("shutdown did not complete, exiting");
-      process.exit(1);
-    }, drainMs + 10_000);
+    gateway.ctx.logger.info({ signal, delayMs, drainMs }, "shutting down");
+    // Past the delay, the drain window and the store's own close, something is stuck: stop regardless.
+    const force = setTimeout(
+      () => {
+        gateway.ctx.logger.error("shutdown did not complete, exiting");
+        process.exit(1);
+      },
+      delayMs + drainMs + 10_000,
+    );
     force.unref();
-    await gateway.close(drainMs);
+    await gateway.shutDown({ delayMs, drainMs, skipDelay: skipDelay.signal });
     gateway.ctx.logger.info("stopped");
     process.exit(0);
   };

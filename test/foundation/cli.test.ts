@@ -67,7 +67,7 @@ describe("command line", () => {
 
   it("serves, prints a generated admin key once, and stops cleanly on SIGTERM", async () => {
     const child = spawn(process.execPath, ["bin/media-gateway.mjs", "serve", "--port", "0"], {
-      env: { ...env, DATA_DIR: path.join(dir, "serve"), LOG_LEVEL: "info" },
+      env: { ...env, DATA_DIR: path.join(dir, "serve"), LOG_LEVEL: "info", SHUTDOWN_DELAY_MS: "0" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";

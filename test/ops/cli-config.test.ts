@@ -27,7 +27,7 @@ function serve(args: string[], env: Record<string, string>): ChildProcess {
   );
   return spawn(process.execPath, [MAIN, "serve", ...args], {
     cwd: ROOT,
-    env: { ...clean, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    env: { ...clean, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", SHUTDOWN_DELAY_MS: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }

@@ -8,8 +8,9 @@ import { parse as parseYaml } from "yaml";
 import { loadConfig } from "../../src/config.js";
 import { loadConfigWithFile } from "../../src/config-file.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
+import { HAPROXY } from "../support/haproxy.js";
 import { envOf, parseDockerfile } from "./dockerfile.js";
-import { linesStarting, parseHaproxyConfig, sectionOf } from "./haproxy-cfg.js";
+import { argumentOf, haproxyTimeMs, linesStarting, parseHaproxyConfig, sectionOf } from "./haproxy-cfg.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
@@ -175,17 +176,17 @@ describe("compose.yaml", () => {
     expect(linesStarting(frontend, "bind").map((l) => l[1]?.split(":").at(-1))).toEqual(published);
   });
 
-  it("starts the balancer once the gateways are healthy, and lets a stop outlast the drain window", () => {
+  it("starts the balancer once the gateways are healthy, and lets a stop outlast the readiness delay and the drain window", () => {
     for (const name of gateways) {
       const service = compose.services[name] as Service;
       expect(service.depends_on).toMatchObject({
         postgres: { condition: "service_healthy" },
         redis: { condition: "service_healthy" },
       });
-      // compose waits stop_grace_period before a SIGKILL: it must outlast the drain window.
-      const env = containerEnv(service, dotEnv);
+      // compose waits stop_grace_period before a SIGKILL: it must outlast the delay and the drain window.
+      const config = loadConfig(containerEnv(service, dotEnv));
       expect(Number.parseInt(service.stop_grace_period ?? "10s", 10) * 1000).toBeGreaterThan(
-        Number(env.SHUTDOWN_GRACE_MS),
+        config.shutdownDelayMs + config.shutdownGraceMs,
       );
     }
     expect(compose.services.lb?.depends_on).toEqual({
@@ -224,6 +225,39 @@ describe("compose.yaml", () => {
     const expectLine = linesStarting(backend, "http-check", "expect", "status")[0] ?? [];
     const res = await fetch(`${gw.url}${uri}`, { method });
     expect(res.status).toBe(Number(expectLine[3]));
+  });
+
+  it("takes a stopping gateway out before its listener closes, and retries a refused connection on the other one", () => {
+    const defaults = sectionOf(haproxy, "defaults");
+    const backend = sectionOf(haproxy, "backend", "gateways");
+    const checks = [...linesStarting(defaults, "default-server"), ...linesStarting(backend, "server")];
+    const setting = (word: string) => checks.map((line) => argumentOf(line, word)).findLast((v) => v !== undefined);
+    // Checks fail for `fall` intervals in a row before the instance is out of rotation.
+    const takenOutMs = haproxyTimeMs(setting("inter") ?? "2s") * Number(setting("fall") ?? 3);
+    for (const name of gateways) {
+      const config = loadConfig(containerEnv(compose.services[name] as Service, dotEnv));
+      expect(config.shutdownDelayMs, name).toBeGreaterThanOrEqual(takenOutMs + 2000);
+    }
+    // A refused connection is tried again on the other gateway (redispatched on every retry).
+    expect(Number(linesStarting(defaults, "retries")[0]?.[1])).toBeGreaterThanOrEqual(1);
+    expect(linesStarting(defaults, "option", "redispatch")[0]?.[2] ?? "-1").toBe("1");
+    const retryOn = linesStarting(defaults, "retry-on")[0]?.slice(1) ?? ["conn-failure"];
+    expect(retryOn).toContain("conn-failure");
+    // Anything beyond a connection failure may have reached a gateway: retried only for reads.
+    if (retryOn.some((r) => r !== "conn-failure")) {
+      expect(linesStarting(backend, "http-request", "disable-l7-retry")).toEqual([
+        ["http-request", "disable-l7-retry", "unless", "METH_GET"],
+      ]);
+    }
+  });
+
+  it.skipIf(!HAPROXY)("is a configuration HAProxy accepts", async () => {
+    const check = spawn(HAPROXY as string, ["-c", "-f", path.join(ROOT, "deploy/haproxy.cfg")], { stdio: "pipe" });
+    let output = "";
+    check.stdout?.on("data", (c: Buffer) => (output += c));
+    check.stderr?.on("data", (c: Buffer) => (output += c));
+    expect(await new Promise((resolve) => check.on("exit", resolve)), output).toBe(0);
+    expect(output).toContain("Configuration file is valid");
   });
 
   it("balances every gateway at the port its container listens on", () => {

@@ -59,6 +59,7 @@ function serve(databaseUrl: string): ChildProcess {
       DATABASE_URL: databaseUrl,
       ADMIN_KEY,
       LOG_LEVEL: "info",
+      SHUTDOWN_DELAY_MS: "0",
       SHUTDOWN_GRACE_MS: String(DRAIN_MS),
     },
     stdio: ["ignore", "pipe", "pipe"],

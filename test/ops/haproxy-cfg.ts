@@ -44,3 +44,26 @@ export function sectionOf(sections: HaproxySection[], kind: string, name: string
 export function linesStarting(section: HaproxySection, ...words: string[]): string[][] {
   return section.lines.filter((line) => words.every((w, i) => line[i] === w));
 }
+
+/** Writes sections back as a configuration HAProxy reads (one setting a line, indented). */
+export function renderHaproxyConfig(sections: HaproxySection[]): string {
+  return sections
+    .map((s) => [[s.kind, s.name].filter(Boolean).join(" "), ...s.lines.map((l) => `  ${l.join(" ")}`)].join("\n"))
+    .join("\n\n")
+    .concat("\n");
+}
+
+const TIME_UNITS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** An HAProxy time (`100ms`, `2s`, `5m`; a bare number is milliseconds) in milliseconds. */
+export function haproxyTimeMs(value: string): number {
+  const m = /^(\d+)(us|ms|s|m|h|d)?$/.exec(value);
+  if (!m) throw new Error(`not an HAProxy time: ${value}`);
+  return Number(m[1]) * (TIME_UNITS[m[2] ?? "ms"] as number);
+}
+
+/** The value following `keyword` on a line (`inter 1s` -> `1s`), or undefined. */
+export function argumentOf(line: string[], keyword: string): string | undefined {
+  const i = line.indexOf(keyword);
+  return i < 0 ? undefined : line[i + 1];
+}

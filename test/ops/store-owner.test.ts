@@ -30,6 +30,7 @@ const env = {
   DATABASE_URL: "",
   ADMIN_KEY: "owner-test-admin-key-0123456789",
   LOG_LEVEL: "info",
+  SHUTDOWN_DELAY_MS: "0",
 };
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** These tests start gateway processes one after another; each start takes seconds on a busy machine. */

@@ -28,8 +28,20 @@ const Ready = Type.Object(
   { examples: [{ status: "ok", store: "ok", dialect: "sqlite" }], description: "Ready for traffic" },
 );
 const NotReady = Type.Object(
-  { status: Type.Literal("unavailable"), store: Type.String() },
-  { examples: [{ status: "unavailable", store: "unreachable" }], description: "The store does not answer" },
+  {
+    status: Type.Literal("unavailable"),
+    /** Set when the store was asked and did not answer. */
+    store: Type.Optional(Type.Literal("unreachable")),
+    /** Set when the instance is stopping (it still serves requests until its listener closes). */
+    stopping: Type.Optional(Type.Literal(true)),
+  },
+  {
+    examples: [
+      { status: "unavailable", store: "unreachable" },
+      { status: "unavailable", stopping: true },
+    ],
+    description: "The store does not answer, or the instance is stopping",
+  },
 );
 
 /** Whether the gateway listens on loopback only (`127.0.0.0/8`, `::1`, `localhost`). */
@@ -51,9 +63,14 @@ export interface OpsDeps {
   store: Pick<Store, "ping" | "dialect">;
   metrics: Pick<GatewayMetrics, "registry">;
   logger: FastifyBaseLogger;
+  /** Aborted when a stop begins: from then on /readyz fails, so that balancers send traffic elsewhere. */
+  shuttingDown: AbortSignal;
 }
 
-/** /healthz (the process is up), /readyz (the store answers) and /metrics (Prometheus). */
+/**
+ * /healthz (the process is up), /readyz (the store answers and the instance is not stopping) and
+ * /metrics (Prometheus).
+ */
 export async function opsRoutes(base: FastifyInstance, opts: { deps: OpsDeps }) {
   const { deps } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
@@ -77,12 +94,15 @@ export async function opsRoutes(base: FastifyInstance, opts: { deps: OpsDeps }) 
       logLevel: "warn",
       schema: {
         tags: ["ops"],
-        summary: "Readiness: the store answers",
-        description: "A load balancer sends traffic only to instances answering 200 here.",
+        summary: "Readiness: the store answers and the instance is not stopping",
+        description:
+          "A load balancer sends traffic only to instances answering 200 here. A stopping instance answers 503 " +
+          "for SHUTDOWN_DELAY_MS while it still serves requests, then closes its listener.",
         response: { 200: Ready, 503: NotReady },
       },
     },
     async (_request, reply) => {
+      if (deps.shuttingDown.aborted) return reply.status(503).send({ status: "unavailable", stopping: true });
       const store = await deps.store.ping();
       if (!store) return reply.status(503).send({ status: "unavailable", store: "unreachable" });
       return { status: "ok" as const, store: "ok" as const, dialect: deps.store.dialect };
