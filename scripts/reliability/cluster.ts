@@ -84,6 +84,22 @@ export class Cluster {
   }
 
   /**
+   * Stops instance `i` as an orchestrator does: SIGTERM by its pid (it fails /readyz, drains and
+   * exits). Resolves with its exit code.
+   */
+  async stopGracefully(i: number): Promise<number | null> {
+    const victim = this.gateways[i] as Child;
+    this.live.delete(i);
+    victim.proc.kill("SIGTERM");
+    return victim.exited;
+  }
+
+  /** Starts instance `i` again under the name it had; resolves once it answers /readyz. */
+  async startAgain(i: number): Promise<Child> {
+    return this.start(i, this.instanceName(i));
+  }
+
+  /**
    * The live instance holding a task lease as `owner`, or null. A worker's lease owner is
    * `<pid>-<random>`: the pid names the process.
    */

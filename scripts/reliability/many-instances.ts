@@ -3,10 +3,12 @@
  * simulator behind them. Tasks of both families are submitted across the instances while one
  * instance is killed; then streams, image calls, content and task submits (some retried with an
  * Idempotency-Key across instances) run while the instances are killed one after another, each
- * restarted. Videos are made through `/v1/videos`, one instance killed while it copies a video to
- * storage. A fuzz pass runs against the live cluster, second processes are started on one SQLite
- * gateway's file (through its DATA_DIR, a symlink and a hard link: each refused), and then the
- * money is checked: against the store's rows, and against an
+ * restarted. HAProxy (deploy/haproxy.cfg) is put in front of two instances, each of them stopped
+ * with SIGTERM and restarted in turn under a steady load that must see no failed request. Videos
+ * are made through `/v1/videos`, one instance killed while it copies a video to storage. A fuzz
+ * pass runs against the live cluster, second processes are started on one SQLite gateway's file
+ * (through its DATA_DIR, a symlink and a hard link: each refused), and then the money is checked:
+ * against the store's rows, and against an
  * independent recomputation from the prices the run set and the usage the simulator reports.
  * Prints a table of every figure; exits 1 when any violation is found. Loopback only; bounded in
  * count and time; every child stopped by its PID at the end.
@@ -30,10 +32,11 @@ import {
   TASK_LEASE_MS,
   TASK_UNSENT_GRACE_MS,
 } from "./cluster.js";
-import { runMediaPhase } from "./media-phase.js";
+import { type MediaUser, runMediaPhase } from "./media-phase.js";
 import { checkMoney, RUN_PRICES } from "./money-report.js";
 import { fetchViolations, outcomeViolations, secretViolations } from "./outcome-checks.js";
 import { type Child, freePort, startChild, stopChild, waitReady } from "./processes.js";
+import { runRollingPhase } from "./rolling-phase.js";
 import { runOptions } from "./run-options.js";
 import { setUpCatalog } from "./setup.js";
 import { secondProcessOnSqlite } from "./sqlite-owner.js";
@@ -181,6 +184,18 @@ async function run(): Promise<number> {
   tasks.outcomes.push(...uploads.outcomes);
   tasks.calls.push(...uploads.calls);
 
+  const rollingUser = mediaUsers[0] as MediaUser;
+  const rolling = await runRollingPhase(cluster, {
+    user: rollingUser,
+    model: Object.keys(RUN_PRICES.tokens)[0] as string,
+    channelRatio: CHANNEL_RATIO.content,
+    track: (child) => children.push(child),
+    tempDirs,
+    log,
+  });
+  violations.push(...rolling.violations);
+  media.calls.push(...rolling.calls);
+
   const store = await RunStore.open(db.url);
   try {
     const videos = await runVideoPhase(cluster, {
@@ -293,6 +308,7 @@ async function run(): Promise<number> {
       ],
       ...uploads.figures,
       ...videos.figures,
+      ...rolling.figures,
       ...money.figures,
       ["fuzz cases against the live cluster", `${fuzzCases}`, "no 5xx, each in its surface's shape"],
     ];
@@ -303,7 +319,10 @@ async function run(): Promise<number> {
       ...figures.map(([f, v, e]) => `| ${f} | ${v} | ${e} |`),
       `| violations | ${violations.length} | 0 |`,
     ];
-    process.stdout.write(`\n${table.join("\n")}\n\nviolations ${violations.length}\n`);
+    const rolled = rolling.failed === null ? "skipped (no haproxy)" : `${rolling.failed}`;
+    process.stdout.write(
+      `\n${table.join("\n")}\n\nrequests failed across rolling restarts: ${rolled}\nviolations ${violations.length}\n`,
+    );
     log(`finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     return violations.length;
   } finally {
