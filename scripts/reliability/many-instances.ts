@@ -21,8 +21,8 @@ import fc from "fast-check";
 import type { UsageRecord } from "../../src/simulator/server.js";
 import { type FuzzRequest, fuzzViolation, operationsOf, requestFor } from "../../test/reliability/fuzz-requests.js";
 import { callGateway } from "../../test/reliability/harness.js";
-import { startTestBucket, type TestBucket } from "../../test/support/s3.js";
 import { runActionPhase } from "./action-phase.js";
+import { startRunBucket } from "./bucket.js";
 import {
   adminCall,
   CHARGE_OPEN_MS,
@@ -58,7 +58,6 @@ const CHANNEL_RATIO = { content: 1.2, image: 0.8, task: 1 };
 const children: Child[] = [];
 const tempDirs: string[] = [];
 let dropDatabase: (() => Promise<void>) | null = null;
-let bucket: TestBucket | null = null;
 
 function log(line: string) {
   process.stdout.write(`[reliability] ${line}\n`);
@@ -70,9 +69,8 @@ async function run(): Promise<number> {
   const db = await createRunDatabase(PG_SERVER);
   dropDatabase = db.drop;
   const prefix = `mg-reliability-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  // The instances share one bucket (s3rver on loopback, or TEST_S3_URL's), as many instances do.
-  bucket = await startTestBucket();
-  const s3 = bucket;
+  // The instances share one bucket (s3rver on loopback, a process of its own), as many instances do.
+  const s3 = await startRunBucket((c) => children.push(c), tempDirs);
 
   const simPort = await freePort();
   const sim = startChild("simulator", simPort, ["simulate", "--port", String(simPort), "--seed", "20260707"]);
@@ -86,11 +84,7 @@ async function run(): Promise<number> {
       DATABASE_URL: db.url,
       REDIS_URL: REDIS,
       REDIS_KEY_PREFIX: prefix,
-      BLOB_URL: s3.blobUrl,
-      ...(s3.endpoint ? { S3_ENDPOINT: s3.endpoint, S3_FORCE_PATH_STYLE: "true" } : {}),
-      S3_REGION: s3.region,
-      S3_ACCESS_KEY_ID: s3.accessKeyId,
-      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      ...s3.env,
       ADMIN_KEY,
       // The upload phase's files come from a host of the run on loopback.
       UPLOAD_ALLOW_PRIVATE_URLS: "true",
@@ -258,7 +252,6 @@ async function run(): Promise<number> {
     const secrets = [
       ADMIN_KEY,
       SIM_KEY,
-      s3.secretAccessKey,
       fuzzToken.key,
       ...taskUsers.map((u) => u.key),
       ...mediaUsers.map((u) => u.key),
@@ -333,7 +326,6 @@ async function run(): Promise<number> {
 async function cleanUp() {
   await Promise.all(children.map((c) => stopChild(c)));
   if (dropDatabase) await dropDatabase().catch((err) => log(`could not drop the run database: ${err}`));
-  if (bucket) await bucket.close().catch((err) => log(`could not remove the run bucket: ${err}`));
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 }
 

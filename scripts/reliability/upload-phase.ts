@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { mp3File } from "../../src/simulator/media.js";
 import { callGateway } from "../../test/reliability/harness.js";
-import type { TestBucket } from "../../test/support/s3.js";
+import type { RunBucket } from "./bucket.js";
 import type { Cluster } from "./cluster.js";
 import type { ClientCall } from "./money-checks.js";
 import type { Outcome, Submission } from "./outcome-checks.js";
@@ -35,7 +35,7 @@ const REFUSED_UPLOADS = 5;
 export interface UploadPhaseOptions {
   users: Array<{ id: number; key: string }>;
   admin: Admin;
-  bucket: TestBucket;
+  bucket: RunBucket;
   /** The instance killed while it fetches. */
   instance: number;
   downMs: number;
