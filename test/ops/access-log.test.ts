@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { gatheringDestination } from "../../src/log-destination.js";
 import { redactUrl } from "../../src/log-redaction.js";
 import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
+import { callGateway } from "../reliability/harness.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 interface LogLine {
@@ -242,5 +243,112 @@ describe("the logged URL", () => {
     expect(redactUrl(secret)).toBe(blanked);
     expect(redactUrl(`${clean}#part`)).toBe(clean);
     expect(redactUrl(`${"/a".repeat(400)}?%6Bey=k`)).toBe(`${"/a".repeat(400)}?%6Bey=[redacted]`);
+  });
+});
+
+/** Every run of `length` characters of `secret`. */
+const runsOf = (secret: string, length = 8): string[] =>
+  Array.from({ length: secret.length - length + 1 }, (_, i) => secret.slice(i, i + length));
+
+/** Every byte of `text` percent-encoded. */
+const percentAll = (text: string) =>
+  [...Buffer.from(text)].map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join("");
+
+describe("a token in the logged URL, whatever its spelling", () => {
+  let gw: TestGateway;
+  let token: string;
+  beforeAll(async () => {
+    gw = await startTestGateway("sqlite", { logLevel: "debug" });
+    token = (await gw.createUser({ quota: 1_000_000 })).key;
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  const content = "/v1beta/models/gemini-2.5-flash:generateContent";
+  const spellings: Array<[string, (token: string) => string]> = [
+    ["a NUL after the name", (t) => `${content}?key%00=${t}`],
+    ["brackets after the name", (t) => `${content}?key[]=${t}`],
+    ["encoded brackets after the name", (t) => `${content}?key%5B%5D=${t}`],
+    ["an index in brackets", (t) => `${content}?alt=sse&key[0]=${t}`],
+    ["spaces around the name", (t) => `${content}?%20key%09=${t}`],
+    ["an encoded letter", (t) => `${content}?%6Bey=${t}`],
+    ["a matrix parameter on the path", (t) => `${content};key=${t}`],
+    ["a matrix parameter in the query", (t) => `${content}?alt=sse;key=${t}`],
+    ["a path segment", (t) => `/v1/models/${t}`],
+    ["a path segment before more path", (t) => `/v1/models/${t}/more`],
+    ["a percent-encoded path segment", (t) => `/v1/models/${percentAll(t)}`],
+    ["a parameter of any name", (t) => `/audioa/fetch/task_x?note=${t}`],
+  ];
+
+  it.each(spellings)("is blanked when given with %s", async (_what, urlOf) => {
+    const before = gw.logs.length;
+    const res = await callGateway(gw.url, "GET", urlOf(token));
+    const id = res.headers["x-request-id"] as string;
+    await untilLogged(gw, id, "request completed");
+    const lines = linesOf(gw, id);
+    expect(lines.map((l) => l.msg)).toEqual(["incoming request", "request completed"]);
+    for (const line of lines) expect(line.req?.url).toContain("[redacted]");
+    const text = gw.logs.slice(before).join("\n");
+    for (const run of runsOf(token)) {
+      expect(text).not.toContain(run);
+      expect(text).not.toContain(percentAll(run));
+    }
+  });
+
+  it("leaves an ordinary URL as it is", async () => {
+    const ordinary = [
+      "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+      "/audioa/fetch/task_2bT0rQk9ZpXc4Lm7Nv8Wd1Ys",
+      "/v1/videos/vid_2bT0rQk9ZpXc4Lm7Nv8Wd1YsAbCdEfGh/content?variant=video",
+      "/v1/models/gpt-4o-mini-realtime-preview-2024-12-17",
+      "/v1/models/text-multilingual-embedding-002?page_size=50&page_token=",
+      "/api/admin/logs?request_id=0193a4b2-7c1d-7e2f-8a3b-4c5d6e7f8a9b&limit=20",
+      "/audioa/fetch?ids=task_2bT0rQk9ZpXc4Lm7Nv8Wd1Ys,task_2bT0rQk9ZpXc4Lm7Nv8Wd1Yt",
+    ];
+    for (const url of ordinary) {
+      const res = await callGateway(gw.url, "GET", url);
+      const id = res.headers["x-request-id"] as string;
+      await untilLogged(gw, id, "request completed");
+      expect(linesOf(gw, id).map((l) => l.req?.url)).toEqual([url, url]);
+    }
+  });
+});
+
+describe("the shape of a key in the logged URL", () => {
+  const random62 = "q7Rz0pLk3VbN8mXc2TfW9yHs4GdJ6aKe1UoI5nBvQ0rZ"; // 44 characters
+  it.each([
+    // Known prefixes and 16 characters more, whatever the rest is.
+    ["/v1/models/sk-abcdefghijklmnop:generateContent", "/v1/models/[redacted]:generateContent"],
+    ["/v1/x?q=adm-0123456789abcdef", "/v1/x?q=[redacted]"],
+    ["/v1/x/AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6", "/v1/x/[redacted]"],
+    ["/v1/x?u=ghp_0123456789abcdefABCD&v=1", "/v1/x?u=[redacted]&v=1"],
+    // Random text of 40 characters or more, after its kind words.
+    [`/files/${random62.slice(0, 40)}.png`, "/files/[redacted].png"],
+    [`/v1/x/report_${random62}`, "/v1/x/[redacted]"],
+    [`/v1/x?id=${"0123456789abcdef".repeat(4)}`, "/v1/x?id=[redacted]"],
+    // Names judged after decoding and normalising; matrix parameters too.
+    ["/v1/x?%256Bey=abc", "/v1/x?%256Bey=[redacted]"],
+    ["/v1/x?API_KEY%5B0%5D=abc&alt=sse", "/v1/x?API_KEY%5B0%5D=[redacted]&alt=sse"],
+    ["/v1/x;a=1;Token=abc/y", "/v1/x;a=1;Token=[redacted]/y"],
+    ["/v1/x?alt=sse;access_token=abc", "/v1/x?alt=sse;access_token=[redacted]"],
+    // A key in a parameter's name, or a parameter with no value.
+    [`/v1/x?sk-${random62}`, "/v1/x?[redacted]"],
+    // A key encoded twice over is judged decoded, and its piece blanked whole.
+    [`/v1/x/${encodeURIComponent(encodeURIComponent(`sk-${random62}`).replace(/-/g, "%2D"))}/y`, "/v1/x/[redacted]/y"],
+  ])("%s is logged as %s", (url, logged) => {
+    expect(redactUrl(url)).toBe(logged);
+  });
+
+  it.each([
+    "/audioa/fetch/task_2bT0rQk9ZpXc4Lm7Nv8Wd1Ys",
+    "/v1/videos/generate_record_2bT0rQk9ZpXc4Lm7Nv8Wd1YsAbCdEfGh",
+    "/v1/models/claude-3-5-sonnet-20241022-v2-with-a-long-lowercase-name",
+    "/v1beta/models/gemini-2.5-flash-preview-native-audio-dialog:streamGenerateContent?alt=sse",
+    "/api/admin/logs/0193a4b2-7c1d-7e2f-8a3b-4c5d6e7f8a9b",
+    "/v1/x?keyword=abc&tokens=12&monkey=1",
+    "/v1/x?q=a%20b%2Fc&page=2;lang=en",
+  ])("%s is logged as it is", (url) => {
+    expect(redactUrl(url)).toBe(url);
   });
 });
