@@ -20,7 +20,12 @@ export const HTTP_FAULTS = [
   "truncated-body",
   "slow-body",
 ] as const;
-export type HttpFault = (typeof HTTP_FAULTS)[number] | "stream-stall" | "echo-key" | "echo-key-encoded";
+export type HttpFault =
+  | (typeof HTTP_FAULTS)[number]
+  | "stream-stall"
+  | "echo-key"
+  | "echo-key-encoded"
+  | "echo-key-fragments";
 export type Fault = HttpFault | "connection-refused" | "connection-reset";
 export const ALL_FAULTS: readonly Fault[] = ["connection-refused", "connection-reset", ...HTTP_FAULTS];
 
@@ -49,7 +54,8 @@ function submitAnswer(path: string): string | null {
 function keyOf(req: http.IncomingMessage): string {
   const auth = req.headers.authorization ?? "";
   const google = req.headers["x-goog-api-key"] ?? "";
-  return `${auth} ${String(google)}`.trim();
+  const anthropic = req.headers["x-api-key"] ?? "";
+  return `${auth} ${String(google)} ${String(anthropic)}`.trim();
 }
 
 /** The bare channel key a call carried (Bearer or Google header). */
@@ -71,6 +77,32 @@ export function encodedCopies(key: string): string[] {
     bytes.toString("hex"),
     bytes.toString("hex").toUpperCase(),
     bytes.toString("hex").replace(/(.{8})/g, "$1 "),
+  ];
+}
+
+/** Each character of `text` as a JSON escape (`\u0073`), written out as text. */
+export const jsonEscaped = (text: string) =>
+  [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+
+/** Every byte of `text` percent-encoded. */
+export const percentEncoded = (text: string) =>
+  [...Buffer.from(text)].map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join("");
+
+/**
+ * Pieces of a key (of 42 characters or more) as upstreams quote them: masked in the middle with
+ * its first 12 and last 6 characters shown, and runs of 8 of its characters alone, URL-encoded,
+ * JSON-escaped (as text, and on the wire: see `echo-key-fragments`), in hex and in base64.
+ */
+export function keyFragments(key: string): string[] {
+  const run = (from: number) => key.slice(from, from + 8);
+  return [
+    `${key.slice(0, 12)}${"*".repeat(16)}${key.slice(-6)}`,
+    run(14),
+    percentEncoded(run(20)),
+    jsonEscaped(run(6)),
+    Buffer.from(run(26)).toString("hex"),
+    Buffer.from(`x${run(30)}`).toString("base64"),
+    `@wire-escaped:${run(34)}@`,
   ];
 }
 
@@ -133,6 +165,19 @@ export async function startFaultUpstream(): Promise<FaultUpstream> {
               message,
             }),
           );
+          return;
+        }
+        case "echo-key-fragments": {
+          // The last fragment is JSON-escaped on the wire, so the parsed message holds it plain.
+          const message = `Incorrect API key provided: ${keyFragments(bareKeyOf(req)).join(" | ")}`;
+          const body = JSON.stringify({
+            error: { code: 400, message, status: "INVALID_ARGUMENT", type: "invalid_request_error" },
+            type: "error",
+            code: 400,
+            msg: message,
+            message,
+          }).replace(/@wire-escaped:([^@]*)@/g, (_m, run: string) => jsonEscaped(run));
+          res.writeHead(400, { "content-type": "application/json" }).end(body);
           return;
         }
         case "malformed-json":

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { randomBase62 } from "../../../src/core/ids.js";
+import { PRICE as CHAT_PRICE } from "../../chat/harness.js";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
 import { waitForTask } from "../../tasks/harness.js";
-import { encodedCopies, type FaultUpstream, startFaultUpstream } from "../fault-upstream.js";
+import {
+  encodedCopies,
+  type FaultUpstream,
+  jsonEscaped,
+  percentEncoded,
+  startFaultUpstream,
+} from "../fault-upstream.js";
 import { bearer, callGateway, googleKey, spendingRows } from "../harness.js";
 
 /**
@@ -19,6 +27,7 @@ describe("upstream messages shown to clients [sqlite]", () => {
   beforeAll(async () => {
     up = await startFaultUpstream();
     gw = await startTestGateway("sqlite", { logLevel: "warn" });
+    await gw.gateway.ctx.prices.setPrice({ kind: "content", name: "chat-model", ...CHAT_PRICE });
   });
   afterAll(async () => {
     await gw?.close();
@@ -135,6 +144,89 @@ describe("upstream messages shown to clients [sqlite]", () => {
       expectNoCopy(reasons.map((r) => r.fail_reason).join("\n"), channelKey);
       const errors = await gw.gateway.ctx.store.db.selectFrom("request_logs").select(["error"]).execute();
       expectNoCopy(errors.map((r) => r.error ?? "").join("\n"), channelKey);
+    },
+  );
+
+  /** The base64 characters that depend on `run`'s bytes alone, at each of the three alignments. */
+  const base64Cores = (run: string) =>
+    [0, 1, 2].flatMap((offset) => {
+      const encoded = Buffer.concat([Buffer.alloc(offset), Buffer.from(run)]).toString("base64");
+      const core = encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + run.length)) / 6));
+      return [core, core.replace(/\+/g, "-").replace(/\//g, "_")];
+    });
+
+  /** No run of 8 characters of `key`, as it is or URL-encoded, JSON-escaped, in hex or base64; nor its masked tail. */
+  function expectNoRun(text: string, key: string) {
+    const lower = text.toLowerCase();
+    for (let i = 0; i + 8 <= key.length; i++) {
+      const run = key.slice(i, i + 8);
+      expect(text).not.toContain(run);
+      expect(lower).not.toContain(percentEncoded(run).toLowerCase());
+      expect(lower).not.toContain(jsonEscaped(run).toLowerCase());
+      expect(lower).not.toContain(Buffer.from(run).toString("hex"));
+      for (const core of base64Cores(run)) expect(text).not.toContain(core);
+    }
+    expect(text).not.toContain(key.slice(-6));
+  }
+
+  it.each([
+    ["content", "gemini", ["gemini-2.5-flash"]],
+    ["images", "openai-images", ["image-model"]],
+    ["chat", "openai-chat", ["chat-model"]],
+    ["messages", "anthropic", ["chat-model"]],
+    ["audioa", "task-relay", ["audioa"]],
+    ["audiob", "generate-record", ["audiob"]],
+  ] as const)(
+    "%s: a key quoted masked, or 8 of its characters quoted alone or encoded, reaches neither the client nor the log",
+    async (surface, type, models) => {
+      const group = `f${Math.random().toString(36).slice(2, 8)}`;
+      const channelKey = `sk-proj-${randomBase62(40)}`;
+      await gw.createChannel({
+        type,
+        baseUrl: up.baseUrl("echo-key-fragments"),
+        key: channelKey,
+        models: [...models],
+        groups: [group],
+      });
+      const user = await gw.createUser({ quota: 50_000_000, group });
+      const chatBody = { model: "chat-model", max_tokens: 16, messages: [{ role: "user", content: "hi" }] };
+      const answer =
+        surface === "content"
+          ? await callGateway(gw.url, "POST", "/v1beta/models/gemini-2.5-flash:generateContent", {
+              headers: googleKey(user.key),
+              body: { contents: [{ role: "user", parts: [{ text: "hi" }] }] },
+            })
+          : surface === "images"
+            ? await callGateway(gw.url, "POST", "/v1/images/generations", {
+                headers: bearer(user.key),
+                body: { model: "image-model", prompt: "a boat" },
+              })
+            : surface === "chat"
+              ? await callGateway(gw.url, "POST", "/v1/chat/completions", { headers: bearer(user.key), body: chatBody })
+              : surface === "messages"
+                ? await callGateway(gw.url, "POST", "/v1/messages", {
+                    headers: { "x-api-key": user.key, "anthropic-version": "2023-06-01" },
+                    body: chatBody,
+                  })
+                : await callGateway(gw.url, "POST", `/${surface}/submit/MUSIC`, {
+                    headers: bearer(user.key),
+                    body: { prompt: "a song" },
+                  });
+      const task = surface === "audioa" || surface === "audiob";
+      const shown = task
+        ? JSON.stringify(await waitForTask(gw.url, user.key, surface, JSON.parse(answer.text).data))
+        : answer.text;
+      expect(answer.status, answer.text).toBe(task ? 200 : 400);
+      // The upstream's words are passed on, the key's pieces blanked.
+      expect(shown).toContain("Incorrect API key provided");
+      expect(shown).toContain("[redacted]");
+      expectNoRun(shown, channelKey);
+      await gw.gateway.ctx.requestLogs.flush();
+      expectNoRun(gw.logs.join("\n"), channelKey);
+      const reasons = await gw.gateway.ctx.store.db.selectFrom("tasks").select(["fail_reason"]).execute();
+      expectNoRun(reasons.map((r) => r.fail_reason).join("\n"), channelKey);
+      const errors = await gw.gateway.ctx.store.db.selectFrom("request_logs").select(["error"]).execute();
+      expectNoRun(errors.map((r) => r.error ?? "").join("\n"), channelKey);
     },
   );
 });
