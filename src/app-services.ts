@@ -8,6 +8,7 @@ import type { BlobStore } from "./blobs/blob-store.js";
 import { openBlobStore } from "./blobs/open-blob-store.js";
 import type { Config } from "./config.js";
 import { buildConsoleServices, type ConsoleServices } from "./console/server/console-services.js";
+import type { VendorRegistry } from "./core/vendor-registry.js";
 import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
 import { RateLimits } from "./limits/rate-limits.js";
@@ -25,6 +26,7 @@ import { Settings } from "./store/settings.js";
 import type { Tokens } from "./store/tokens.js";
 import { UserImages } from "./store/user-images.js";
 import type { Users } from "./store/users.js";
+import { vendors } from "./upstreams/registry.js";
 
 /**
  * The gateway's services, built once per gateway. Each surface takes the part it uses (the deps
@@ -43,6 +45,8 @@ export interface GatewayServices {
   auth: Authenticator;
   bus: ChangeBus;
   metrics: GatewayMetrics;
+  /** The channel types: what each serves, its adapters and its probe (upstreams/registry.ts). */
+  vendors: VendorRegistry;
   /** Per-token request limits and failed-authentication limits (shared through Redis when set). */
   limits: RateLimits;
   /** Channel outcomes and automatic disabling. */
@@ -128,6 +132,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     auth: parts.auth,
     bus,
     metrics,
+    vendors,
     limits: new RateLimits(
       {
         requestsPerMinute: config.limits.requestsPerMinute,

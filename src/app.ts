@@ -155,7 +155,9 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
 
   // The request log is written by every role that serves requests, so it runs for all roles.
   const requestLogs = ctx.requestLogs;
-  ctx.addService(new ChannelProbe(channels, () => ctx.announce("channels"), config.routing.probeIntervalMs, app.log));
+  ctx.addService(
+    new ChannelProbe(channels, ctx.vendors, () => ctx.announce("channels"), config.routing.probeIntervalMs, app.log),
+  );
 
   const inFlight = trackHandlers(app);
   app.decorateRequest("principal", null);

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { CHANNEL_TYPES } from "./core/channel.js";
 import { ChannelSettingsSchema } from "./core/channel-settings.js";
+import { vendors } from "./upstreams/registry.js";
 
 /** Size and nesting bounds of one surface's JSON bodies. */
 const BodyBounds = Type.Object({
@@ -29,7 +29,7 @@ const PriceSeed = Type.Object(
 const ChannelSeed = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    type: Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
+    type: Type.Union(vendors.types.map((t) => Type.Literal(t))),
     base_url: Type.String({ pattern: "^https?://[^\\s]+$", maxLength: 2000 }),
     /** Name of the environment variable holding the channel's key: keys never sit in the file. */
     key_env: Type.Optional(Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" })),

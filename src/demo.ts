@@ -125,7 +125,7 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
   const user = await ctx.users.create({ name: "demo" });
   await ctx.ledger.topUp(Number(user.id), 100 * config.quotaPerUnit, "topup:demo", "demo quota: 100 units");
   const { key: token } = await ctx.tokens.create({ userId: Number(user.id), name: "demo" });
-  const channel = (name: string, type: "task-relay" | "generate-record" | "gemini", models: string[]) =>
+  const channel = (name: string, type: string, models: string[]) =>
     ctx.channels.create({ name, type, baseUrl: simulator.url, key: UPSTREAM_KEY, models });
   await channel("simulated audioa", "task-relay", ["audioa"]);
   await channel("simulated audiob", "generate-record", ["audiob"]);

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
 import type { ChannelHealth } from "../routing/channel-health.js";
 import type { ChannelSlots } from "../routing/channel-slots.js";
@@ -9,10 +10,12 @@ import type { RequestLogWriter } from "../store/request-logs.js";
 
 /**
  * What every surface that relays a call to an upstream channel uses: the channels to pick from,
- * the prices and the ledger to bill with, the channel health and concurrency slots, metrics and
- * the request log. Each surface's deps extend it with their own.
+ * the vendors that serve them, the prices and the ledger to bill with, the channel health and
+ * concurrency slots, metrics and the request log. Each surface's deps extend it with their own.
  */
 export interface RelayServices {
+  /** Which channel types serve the surface, and their adapters. */
+  vendors: Pick<VendorRegistry, "of" | "serving">;
   channels: Pick<Channels, "candidates" | "isKnownModel">;
   prices: Pick<PriceBook, "contentPrice" | "imagePrice" | "groupRatio">;
   ledger: Pick<Ledger, "charge" | "settle" | "refund" | "noteUsage">;

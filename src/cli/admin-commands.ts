@@ -13,8 +13,8 @@ import {
   UpdateUserBody,
 } from "../api/admin/schemas.js";
 import * as people from "../api/admin/user-operations.js";
-import { CHANNEL_TYPES } from "../core/channel.js";
 import type { PriceKind } from "../store/prices.js";
+import { vendors } from "../upstreams/registry.js";
 import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";
 
 /** What a command hands to its action: parsed flags and the positional words after the verb. */
@@ -207,13 +207,18 @@ export const COMMANDS: Record<string, AdminCommand> = {
     run: (s, id) => people.deleteToken(s, id),
   }),
   "channel list": command({ usage: "channel list", prepare: noPositionals, run: (s) => catalog.listChannels(s) }),
+  "channel types": command({
+    usage: "channel types   (each type a channel may have: what it serves, the settings it reads)",
+    prepare: noPositionals,
+    run: async (s) => catalog.listChannelTypes(s),
+  }),
   "channel show": command({
     usage: "channel show ID",
     prepare: oneId("channel"),
     run: (s, id) => catalog.showChannel(s, id),
   }),
   "channel create": command({
-    usage: `channel create --name NAME --type ${CHANNEL_TYPES.join("|")} --base-url URL --key KEY --models a,b
+    usage: `channel create --name NAME --type ${vendors.types.join("|")} --base-url URL --key KEY --models a,b
                  [--groups g1,g2] [--priority N] [--weight N] [--price-ratio X] [--model-mapping a=b,c=d]`,
     flags: CHANNEL_FLAGS,
     prepare: (inv) => {

@@ -14,6 +14,7 @@ import { PriceBook } from "../store/prices.js";
 import { Settings } from "../store/settings.js";
 import { Tokens } from "../store/tokens.js";
 import { Users } from "../store/users.js";
+import { vendors } from "../upstreams/registry.js";
 import { COMMANDS } from "./admin-commands.js";
 import { UsageError } from "./flags.js";
 import { humanText } from "./human-output.js";
@@ -50,6 +51,7 @@ function storesOf(store: Store, config: Config, changed: Set<ChangeTopic>): Admi
     channels: new Channels(store.db),
     prices: new PriceBook(store.db),
     ledger: Ledger.forStore(store),
+    vendors,
     allowPrivateWebhooks: config.webhooks.allowPrivateUrls,
     // Told to running gateways through Redis after the command, when Redis is configured.
     announce: async (topic) => {

@@ -3,7 +3,19 @@
  * line per record with the fields that tell records apart. `--json` prints the data as is.
  */
 
-const LIST_COLUMNS = ["id", "kind", "name", "group", "type", "status", "quota", "price", "used_quota", "base_url"];
+const LIST_COLUMNS = [
+  "id",
+  "kind",
+  "name",
+  "group",
+  "type",
+  "capabilities",
+  "status",
+  "quota",
+  "price",
+  "used_quota",
+  "base_url",
+];
 
 function text(value: unknown): string {
   if (value === null || value === undefined) return "-";

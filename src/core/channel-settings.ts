@@ -48,6 +48,28 @@ type Settings = typeof SETTINGS;
 type StoredName = keyof Settings;
 type ApiName = Settings[StoredName]["api"];
 
+/** A setting's name as stored and as the config file writes it. */
+export type ChannelSettingName = StoredName;
+
+/** The settings of every upstream call, which every channel type reads: its time limits and its concurrency. */
+export const CALL_SETTINGS: readonly ChannelSettingName[] = [
+  "timeoutMs",
+  "connectTimeoutMs",
+  "firstByteTimeoutMs",
+  "concurrency",
+];
+
+/** A setting as the admin API describes it: its name there and its JSON schema (bounds, description). */
+export interface ChannelSettingSpec {
+  name: string;
+  schema: TSchema;
+}
+
+/** The admin API's description of the named settings. */
+export function settingSpecs(names: readonly ChannelSettingName[]): ChannelSettingSpec[] {
+  return names.map((name) => ({ name: SETTINGS[name].api, schema: SETTINGS[name].schema }));
+}
+
 const STORED_NAMES = Object.keys(SETTINGS) as StoredName[];
 
 function optionalFields<K extends string>(name: (stored: StoredName) => K) {

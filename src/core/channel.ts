@@ -3,16 +3,11 @@ import type { ChannelSettings } from "./channel-settings.js";
 
 export type { ChannelSettings };
 
-export const CHANNEL_TYPES = [
-  "task-relay",
-  "generate-record",
-  "gemini",
-  "openai-images",
-  "openai-chat",
-  "anthropic",
-  "openai-videos",
-] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
+/**
+ * A channel's type: which vendor's protocol its upstream speaks. The types are those of the
+ * vendor registry (upstreams/registry.ts), the only list of them.
+ */
+export type ChannelType = string;
 
 /** A channel as the rest of the gateway sees it (JSON columns parsed). Holds the secret key. */
 export interface Channel {

@@ -1,48 +1,10 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Channel } from "../core/channel.js";
+import type { VendorRegistry } from "../core/vendor-registry.js";
 import { PeriodicService } from "../periodic-service.js";
 import type { Channels } from "../store/channels.js";
 import { callUpstream } from "../upstreams/http.js";
 import { AUTO_DISABLED } from "./channel-health.js";
-
-/** A cheap request that tells whether a channel's upstream answers and accepts its key. */
-function probeCall(channel: Channel): {
-  method: "GET" | "POST";
-  url: string;
-  headers: Record<string, string>;
-  json?: unknown;
-} {
-  const bearer = { authorization: `Bearer ${channel.key}` };
-  switch (channel.type) {
-    case "gemini":
-      return {
-        method: "GET",
-        url: `${channel.baseUrl}/v1beta/models?pageSize=1`,
-        headers: { "x-goog-api-key": channel.key },
-      };
-    case "openai-images":
-    case "openai-chat":
-    case "openai-videos":
-      return { method: "GET", url: `${channel.baseUrl}/v1/models`, headers: bearer };
-    case "anthropic":
-      return {
-        method: "GET",
-        url: `${channel.baseUrl}/v1/models`,
-        headers: { "x-api-key": channel.key, "anthropic-version": "2023-06-01" },
-      };
-    case "task-relay": {
-      const prefix = channel.settings.prefix ?? channel.models[0] ?? "audioa";
-      return {
-        method: "POST",
-        url: `${channel.baseUrl}/${prefix}/fetch`,
-        headers: bearer,
-        json: { ids: [], action: "MUSIC" },
-      };
-    }
-    case "generate-record":
-      return { method: "GET", url: `${channel.baseUrl}/api/v1/generate/record-info?taskId=probe`, headers: bearer };
-  }
-}
 
 /** What one probe of a channel found; `error` never holds the channel's key. */
 export interface ChannelTestResult {
@@ -56,15 +18,26 @@ function withoutKey(text: string, key: string): string {
   return key.length >= 4 ? text.split(key).join("[key]") : text;
 }
 
+/** The vendors whose probes test channels. */
+export type ProbeVendors = Pick<VendorRegistry, "of">;
+
 /**
- * One cheap call to the channel's upstream (a model list or an empty fetch): ok when the upstream
- * answered and did not refuse the key or fail on its side. The channel's health is not touched.
+ * One cheap call to the channel's upstream, the probe of its type's vendor adapter (a model list
+ * or an empty fetch): ok when the upstream answered and did not refuse the key or fail on its
+ * side. The channel's health is not touched.
  */
-export async function testChannel(channel: Channel, timeoutMs = 5000, now = Date.now): Promise<ChannelTestResult> {
+export async function testChannel(
+  vendors: ProbeVendors,
+  channel: Channel,
+  timeoutMs = 5000,
+  now = Date.now,
+): Promise<ChannelTestResult> {
   const started = now();
+  const vendor = vendors.of(channel.type);
+  if (!vendor) return { ok: false, latencyMs: 0, error: `no vendor speaks the channel type ${channel.type}` };
   try {
     const res = await callUpstream({
-      ...probeCall(channel),
+      ...vendor.probe(channel),
       connectTimeoutMs: channel.settings.connectTimeoutMs,
       timeoutMs,
       firstByteTimeoutMs: timeoutMs,
@@ -87,8 +60,8 @@ export async function testChannel(channel: Channel, timeoutMs = 5000, now = Date
 }
 
 /** True when the upstream answered and did not refuse the key or fail on its side. */
-export async function probeChannel(channel: Channel, timeoutMs = 5000): Promise<boolean> {
-  return (await testChannel(channel, timeoutMs)).ok;
+export async function probeChannel(vendors: ProbeVendors, channel: Channel, timeoutMs = 5000): Promise<boolean> {
+  return (await testChannel(vendors, channel, timeoutMs)).ok;
 }
 
 /** Periodically probes automatically disabled channels and re-enables those that recovered. */
@@ -97,6 +70,7 @@ export class ChannelProbe extends PeriodicService {
 
   constructor(
     private readonly channels: Channels,
+    private readonly vendors: ProbeVendors,
     private readonly announce: () => Promise<void>,
     private readonly everyMs: number,
     private readonly logger: FastifyBaseLogger,
@@ -118,7 +92,7 @@ export class ChannelProbe extends PeriodicService {
     try {
       const down = (await this.channels.list()).filter((c) => c.status === AUTO_DISABLED);
       for (const channel of down) {
-        if (await probeChannel(channel)) {
+        if (await probeChannel(this.vendors, channel)) {
           await this.channels.update(channel.id, { status: "enabled", statusReason: "" });
           revived.push(channel.id);
           this.logger.info(

@@ -4,6 +4,7 @@ import type { BlobStore } from "../blobs/blob-store.js";
 import { ResultCopier } from "../blobs/result-copier.js";
 import type { Config } from "../config.js";
 import type { ResultCopierPort } from "../core/tasks/result-files.js";
+import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { ChannelSlots } from "../routing/channel-slots.js";
@@ -13,7 +14,6 @@ import type { Store } from "../store/database.js";
 import type { Ledger } from "../store/ledger.js";
 import type { TaskStore } from "../store/tasks.js";
 import { VideoRows } from "../store/videos.js";
-import { taskUpstreamOf } from "../upstreams/task-adapters.js";
 import { ChargeReaper } from "./charge-reaper.js";
 import { TaskPoller } from "./task-poller.js";
 import { UnsentSweeper } from "./unsent-sweeper.js";
@@ -25,6 +25,8 @@ export interface TaskWorkerParts {
   store: Store;
   ledger: Ledger;
   channels: Channels;
+  /** The channel types and their task adapters. */
+  vendors: Pick<VendorRegistry, "of">;
   slots: ChannelSlots;
   metrics: GatewayMetrics;
   logger: FastifyBaseLogger;
@@ -72,7 +74,7 @@ export function registerTaskServices(parts: TaskWorkerParts, tasks: TaskStore): 
     new TaskPoller({
       store: tasks,
       channels: parts.channels,
-      upstreams: taskUpstreamOf,
+      upstreams: (type) => parts.vendors.of(type)?.tasks,
       slots: parts.slots,
       results,
       closeResults: async () => {

@@ -34,6 +34,7 @@ const EXPECTED: [string, string][] = [
   ["get", "/api/admin/users/{id}/tokens"],
   ["patch", "/api/admin/tokens/{id}"],
   ["delete", "/api/admin/tokens/{id}"],
+  ["get", "/api/admin/channel-types"],
   ["get", "/api/admin/channels"],
   ["post", "/api/admin/channels"],
   ["get", "/api/admin/channels/{id}"],

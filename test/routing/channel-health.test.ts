@@ -95,7 +95,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           );
         }
       }
-      const probe = new ChannelProbe(ctx.channels, () => ctx.announce("channels"), 60_000, ctx.logger);
+      const probe = new ChannelProbe(ctx.channels, ctx.vendors, () => ctx.announce("channels"), 60_000, ctx.logger);
       const revived = await probe.runOnce();
       expect(revived).toContain(healthy);
       expect(revived).not.toContain(dead);
@@ -108,7 +108,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const ctx = gw.gateway.ctx;
       const id = await gw.createChannel({ type: "gemini", baseUrl: upstreamUrl, key: "good-key", models: ["m4"] });
       await gw.admin("PATCH", `/channels/${id}`, { status: "disabled" });
-      const probe = new ChannelProbe(ctx.channels, () => ctx.announce("channels"), 60_000, ctx.logger);
+      const probe = new ChannelProbe(ctx.channels, ctx.vendors, () => ctx.announce("channels"), 60_000, ctx.logger);
       expect(await probe.runOnce()).toEqual([]);
       expect((await channel(id)).status).toBe("disabled");
     });

@@ -98,7 +98,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
     it("brings a channel back once its probe succeeds", async () => {
       const ctx = gw.gateway.ctx;
-      const probe = new ChannelProbe(ctx.channels, () => ctx.announce("channels"), 60_000, ctx.logger);
+      const probe = new ChannelProbe(ctx.channels, ctx.vendors, () => ctx.announce("channels"), 60_000, ctx.logger);
       expect(await probe.runOnce()).toEqual([]);
       hangingHealthy = true;
       expect(await probe.runOnce()).toEqual([ids.hanging]);

@@ -1,4 +1,5 @@
 import { GatewayError } from "../../core/errors.js";
+import type { VendorRegistry } from "../../core/vendor-registry.js";
 import type { ChangeTopic } from "../../events/change-bus.js";
 import type { Channels } from "../../store/channels.js";
 import type { Ledger } from "../../store/ledger.js";
@@ -17,6 +18,8 @@ export interface AdminStores {
   channels: Channels;
   prices: PriceBook;
   ledger: Ledger;
+  /** The channel types (the vendor registry): listed, and each channel tested by its type's probe. */
+  vendors: VendorRegistry;
   /** Whether a webhook URL may point at a private or loopback address. */
   allowPrivateWebhooks: boolean;
   announce(topic: ChangeTopic): Promise<void>;

@@ -4,6 +4,7 @@ import { settingsFromApi } from "../../core/channel-settings.js";
 import { GatewayError } from "../../core/errors.js";
 import type { PriceKind } from "../../store/prices.js";
 import { type AdminStores, assertSameIdentity, notFound } from "./admin-stores.js";
+import { type ChannelTypeView, channelTypeViews } from "./channel-types.js";
 import type { CreateChannelBody, SetPriceBody, UpdateChannelBody, UpdatePriceBody } from "./schemas.js";
 import { ChannelView, channelView, PriceView, priceView, writableFields } from "./views.js";
 
@@ -26,6 +27,11 @@ function channelInput(b: ChannelFields): Partial<ChannelInput> {
     status: b.status,
     settings: b.settings === undefined ? undefined : settingsFromApi(b.settings),
   };
+}
+
+/** Every channel type: what it serves and the settings its calls read. */
+export function listChannelTypes(s: Pick<AdminStores, "vendors">): ChannelTypeView[] {
+  return channelTypeViews(s.vendors);
 }
 
 export async function listChannels(s: AdminStores): Promise<ChannelView[]> {

@@ -5,6 +5,7 @@ import { testChannel } from "../../routing/channel-probe.js";
 import type { OperatorLists } from "./admin-deps.js";
 import { type AdminStores, notFound } from "./admin-stores.js";
 import * as ops from "./catalog-operations.js";
+import { ChannelTypeView } from "./channel-types.js";
 import { ChannelTestView } from "./ops-schemas.js";
 import {
   CreateChannelBody,
@@ -38,6 +39,20 @@ export async function channelAdminRoutes(
   };
   const oneWithLatency = async (view: ChannelView) => (await withLatency([view]))[0] as ChannelView;
 
+  app.get(
+    "/channel-types",
+    {
+      schema: {
+        summary: "List the channel types",
+        description:
+          "Every type a channel may have, from the gateway's vendor registry: what its channels serve " +
+          "(content, chat, images, tasks, videos), the task platforms it does, and the settings its calls read.",
+        response: answers(Type.Array(ChannelTypeView)),
+      },
+    },
+    async () => ok(ops.listChannelTypes(s)),
+  );
+
   app.get("/channels", { schema: { summary: "List channels", response: answers(Type.Array(ChannelView)) } }, async () =>
     ok(await withLatency(await ops.listChannels(s))),
   );
@@ -60,8 +75,9 @@ export async function channelAdminRoutes(
       schema: {
         summary: "Test a channel",
         description:
-          "One cheap call to the upstream (a model list, or an empty fetch for task relays) with the channel's " +
-          "key; the answer never shows the key. The channel's health is not changed by it.",
+          "One cheap call to the upstream, the probe of the channel type's vendor (a model list, or an empty " +
+          "fetch for task relays), with the channel's key; the answer never shows the key. The channel's " +
+          "health is not changed by it.",
         params: IdParams,
         response: answers(ChannelTestView),
       },
@@ -69,7 +85,7 @@ export async function channelAdminRoutes(
     async (request) => {
       const channel = await s.channels.get(id(request.params));
       if (!channel) throw notFound("channel", id(request.params));
-      const result = await testChannel(channel, opts.testTimeoutMs ?? 5000);
+      const result = await testChannel(s.vendors, channel, opts.testTimeoutMs ?? 5000);
       return ok({ ok: result.ok, latency_ms: result.latencyMs, error: result.error });
     },
   );

@@ -39,6 +39,7 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
     channels: deps.channels,
     prices: deps.prices,
     ledger: deps.ledger,
+    vendors: deps.vendors,
     allowPrivateWebhooks: deps.config.webhooks.allowPrivateUrls,
     announce: deps.announce,
   };

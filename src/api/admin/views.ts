@@ -1,9 +1,10 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from "@sinclair/typebox";
-import { CHANNEL_TYPES, type Channel } from "../../core/channel.js";
+import type { Channel } from "../../core/channel.js";
 import { ChannelSettingsApiSchema, settingsToApi } from "../../core/channel-settings.js";
 import type { PriceRow } from "../../store/prices.js";
 import type { TokenRow } from "../../store/tokens.js";
 import type { UserRow } from "../../store/users.js";
+import { vendors } from "../../upstreams/registry.js";
 
 /**
  * What the admin API answers, as schemas and as the functions that build them. Every field is
@@ -153,7 +154,10 @@ export const CreatedTokenView = Type.Object(
 /** A channel's fields that an operator sets (besides its write-only key). */
 export const channelWritable = {
   name: Name,
-  type: Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
+  type: Type.Union(
+    vendors.types.map((t) => Type.Literal(t)),
+    { description: "the upstream's protocol: GET /channel-types lists each with what it serves and its settings" },
+  ),
   base_url: HttpUrl,
   models: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 500 }),
   model_mapping: Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 200 })),

@@ -9,7 +9,7 @@ import { GatewayError } from "../../core/errors.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import { principalOf, requireToken } from "../auth-hook.js";
 import { chatReference } from "../chat/call.js";
-import { CHAT_CHANNEL_TYPES, type ChatSurfaceDeps, chatRelayDeps } from "../chat/relay-deps.js";
+import { type ChatSurfaceDeps, chatRelayDeps } from "../chat/relay-deps.js";
 import { SseWriter } from "../chat/sse-writer.js";
 import { installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
@@ -89,7 +89,7 @@ export async function anthropicRoutes(base: FastifyInstance, opts: { deps: ChatS
       const body = request.body;
       const principal = principalOf(request);
       assertModelAllowed(principal, body.model);
-      if (!(await deps.channels.isKnownModel(body.model, CHAT_CHANNEL_TYPES))) {
+      if (!(await deps.channels.isKnownModel(body.model, deps.vendors.serving("chat")))) {
         throw new GatewayError("GW_ERR_NOT_FOUND", `model: ${body.model}`, { param: "model" });
       }
       return { input_tokens: inputTokenEstimate(chatRequestFromAnthropic(body, deps.config.images.maxImageBytes)) };

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../../config.js";
-import type { Channel, ChannelType } from "../../core/channel.js";
+import type { Channel } from "../../core/channel.js";
 import type { ChatImage } from "../../core/chat/canonical.js";
 import type { ChatRelayDeps, ChatUpstream } from "../../core/chat/ports.js";
 import { GatewayError } from "../../core/errors.js";
@@ -8,9 +8,6 @@ import { unixNow } from "../../core/ids.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
-import { anthropicUpstream } from "../../upstreams/anthropic/index.js";
-import { geminiChatUpstream } from "../../upstreams/gemini/chat.js";
-import { openAiChatUpstream } from "../../upstreams/openai-chat/index.js";
 import type { TokenAuthDeps } from "../auth-hook.js";
 import type { RelayServices } from "../relay-services.js";
 
@@ -20,15 +17,6 @@ export type ChatSurfaceDeps = ChatRelayServices & TokenAuthDeps;
 /** What the chat relay is wired from. */
 export type ChatRelayServices = RelayServices & {
   config: Pick<Config, "quotaPerUnit" | "content" | "routing" | "charges" | "images" | "bodies">;
-};
-
-/** Channel protocols that serve chat. */
-export const CHAT_CHANNEL_TYPES: readonly ChannelType[] = ["openai-chat", "anthropic", "gemini"];
-
-const UPSTREAMS: Record<string, ChatUpstream<Channel>> = {
-  "openai-chat": openAiChatUpstream,
-  anthropic: anthropicUpstream,
-  gemini: geminiChatUpstream,
 };
 
 function imageFetchFailure(field: string, err: unknown): GatewayError {
@@ -54,6 +42,7 @@ export function chatRelayDeps(
   log: FastifyBaseLogger,
   fetcher: GuardedFetcher,
 ): ChatRelayDeps<Channel> {
+  const chatTypes = deps.vendors.serving("chat");
   return {
     quotaPerUnit: deps.config.quotaPerUnit,
     modelMaxOutputTokens: deps.config.content.defaultMaxOutputTokens,
@@ -61,8 +50,8 @@ export function chatRelayDeps(
     chargeOpenMs: deps.config.charges.openMs,
     usageRecordMs: deps.config.charges.usageRecordMs,
     channels: {
-      candidates: (model, group) => deps.channels.candidates(model, group, CHAT_CHANNEL_TYPES),
-      isKnownModel: (model) => deps.channels.isKnownModel(model, CHAT_CHANNEL_TYPES),
+      candidates: (model, group) => deps.channels.candidates(model, group, chatTypes),
+      isKnownModel: (model) => deps.channels.isKnownModel(model, chatTypes),
       report(channel, error, userId) {
         countUpstreamCall(deps.metrics, channel, error);
         // Off the hot path: the answer does not wait for the channel's counters.
@@ -80,8 +69,8 @@ export function chatRelayDeps(
       refund: (reference, note) => deps.ledger.refund(reference, note),
       noteUsage: (reference, seen, closeBy) => deps.ledger.noteUsage(reference, seen, closeBy),
     },
-    upstreamFor(channel) {
-      const upstream = UPSTREAMS[channel.type];
+    upstreamFor(channel): ChatUpstream<Channel> {
+      const upstream = deps.vendors.of(channel.type)?.chat;
       if (!upstream) throw new Error(`channel type ${channel.type} does not serve chat`);
       return upstream;
     },

@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config.js";
 import { estimatePromptTokens } from "../../core/content/estimate.js";
 import { GatewayError } from "../../core/errors.js";
+import type { VendorRegistry } from "../../core/vendor-registry.js";
 import type { Channels } from "../../store/channels.js";
 import { principalOf } from "../auth-hook.js";
 import { type ModelCatalogDeps, modelsForToken } from "../models/catalog.js";
@@ -107,11 +108,11 @@ export async function geminiModelRoutes(base: FastifyInstance, deps: ContentMode
  * media part: the estimate the content relay bills by when usage is missing). Free of charge.
  */
 export async function countContentTokens(
-  deps: { channels: Pick<Channels, "isKnownModel"> },
+  deps: { channels: Pick<Channels, "isKnownModel">; vendors: Pick<VendorRegistry, "serving"> },
   model: string,
   body: unknown,
 ) {
-  if (!(await deps.channels.isKnownModel(model, ["gemini"]))) {
+  if (!(await deps.channels.isKnownModel(model, deps.vendors.serving("content")))) {
     throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);
   }
   const request = (body as { generateContentRequest?: unknown })?.generateContentRequest ?? body;

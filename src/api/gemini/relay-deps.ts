@@ -1,15 +1,12 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Config } from "../../config.js";
 import type { Channel } from "../../core/channel.js";
-import type { ContentRelayDeps } from "../../core/content/ports.js";
+import type { ContentRelayDeps, ContentUpstream } from "../../core/content/ports.js";
 import { unixNow } from "../../core/ids.js";
 import { countUpstreamCall } from "../../metrics/index.js";
-import { generateContent, openContentStream } from "../../upstreams/gemini/content.js";
 import type { TokenAuthDeps } from "../auth-hook.js";
 import type { ModelCatalogDeps } from "../models/catalog.js";
 import type { RelayServices } from "../relay-services.js";
-
-const PROTOCOLS = ["gemini"] as const;
 
 /** What the Gemini-native content surface uses. */
 export type ContentSurfaceDeps = RelayServices &
@@ -17,10 +14,16 @@ export type ContentSurfaceDeps = RelayServices &
   ModelCatalogDeps & { config: Pick<Config, "quotaPerUnit" | "content" | "routing" | "charges" | "bodies"> };
 
 /**
- * Wires the content relay to the gateway's store, price book, ledger and Gemini adapter. Built
+ * Wires the content relay to the gateway's store, price book, ledger and content adapters. Built
  * once per gateway: the relay's own log lines name the request they are about.
  */
 export function contentRelayDeps(deps: ContentSurfaceDeps, log: FastifyBaseLogger): ContentRelayDeps<Channel> {
+  const contentTypes = deps.vendors.serving("content");
+  const adapterOf = (channel: Channel): ContentUpstream<Channel> => {
+    const upstream = deps.vendors.of(channel.type)?.content;
+    if (!upstream) throw new Error(`channel type ${channel.type} does not serve content`);
+    return upstream;
+  };
   return {
     quotaPerUnit: deps.config.quotaPerUnit,
     modelDefaults: {
@@ -32,8 +35,8 @@ export function contentRelayDeps(deps: ContentSurfaceDeps, log: FastifyBaseLogge
     chargeOpenMs: deps.config.charges.openMs,
     usageRecordMs: deps.config.charges.usageRecordMs,
     channels: {
-      candidates: (model, group) => deps.channels.candidates(model, group, PROTOCOLS),
-      isKnownModel: (model) => deps.channels.isKnownModel(model, PROTOCOLS),
+      candidates: (model, group) => deps.channels.candidates(model, group, contentTypes),
+      isKnownModel: (model) => deps.channels.isKnownModel(model, contentTypes),
       report(channel, error, userId) {
         countUpstreamCall(deps.metrics, channel, error);
         // Off the hot path: the answer does not wait for the channel's counters.
@@ -51,7 +54,11 @@ export function contentRelayDeps(deps: ContentSurfaceDeps, log: FastifyBaseLogge
       refund: (reference, note) => deps.ledger.refund(reference, note),
       noteUsage: (reference, seen, closeBy) => deps.ledger.noteUsage(reference, seen, closeBy),
     },
-    upstream: { generate: generateContent, openStream: openContentStream },
+    // Each channel's call goes to the content adapter of its type.
+    upstream: {
+      generate: (channel, model, body, signal) => adapterOf(channel).generate(channel, model, body, signal),
+      openStream: (channel, model, body, signal) => adapterOf(channel).openStream(channel, model, body, signal),
+    },
     stopping: deps.stopping,
     logRequest: (row) =>
       deps.requestLogs.log({

@@ -1,6 +1,6 @@
 import type { BlobStore } from "../../blobs/blob-store.js";
 import type { Config } from "../../config.js";
-import type { Channel, ChannelType } from "../../core/channel.js";
+import type { Channel } from "../../core/channel.js";
 import { orderChannels } from "../../core/channel-selection.js";
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
@@ -11,13 +11,9 @@ import type { ByteBudget, RequestDownloads } from "../../net/byte-budget.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
 import type { UserImages } from "../../store/user-images.js";
-import { generateGeminiImages } from "../../upstreams/gemini/image.js";
-import { generateOpenAiImages } from "../../upstreams/openai-images/generate.js";
 import type { TokenAuthDeps } from "../auth-hook.js";
 import type { RelayServices } from "../relay-services.js";
 import { FILES_PATH } from "./files.js";
-
-export const IMAGE_CHANNEL_TYPES: readonly ChannelType[] = ["gemini", "openai-images"];
 
 /** Images an upstream hands back by URL may be far bigger than input images. */
 const RESULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -110,6 +106,7 @@ export function imagePorts(
   run: IdempotentRun | null = null,
 ): GenerateImagesDeps<Channel> {
   const { deps, blobs, guarded, trusted } = ports;
+  const imageTypes = deps.vendors.serving("images");
   // Built when an input image is fetched: the request's download signal is made only then.
   const limits = () => ({
     maxBytes: deps.config.images.maxImageBytes,
@@ -125,8 +122,8 @@ export function imagePorts(
     quotaPerUnit: deps.config.quotaPerUnit,
     maxImageBytes: deps.config.images.maxImageBytes,
     maxAttempts: deps.config.routing.maxAttempts,
-    candidates: (model, group) => deps.channels.candidates(model, group, IMAGE_CHANNEL_TYPES),
-    isKnownModel: (model) => deps.channels.isKnownModel(model, IMAGE_CHANNEL_TYPES),
+    candidates: (model, group) => deps.channels.candidates(model, group, imageTypes),
+    isKnownModel: (model) => deps.channels.isKnownModel(model, imageTypes),
     imagePrice: (model) => deps.prices.imagePrice(model),
     groupRatio: (group) => deps.prices.groupRatio(group),
     orderChannels: (channels) => orderChannels(channels),
@@ -143,11 +140,12 @@ export function imagePorts(
       }
     },
     async generate(channel, call) {
+      const upstream = deps.vendors.of(channel.type)?.images;
+      if (!upstream) throw new Error(`channel type ${channel.type} does not serve images`);
       // One slot of the channel's concurrency limit per request, whatever `n` is.
       const release = await deps.slots.acquire(channel);
       try {
-        if (channel.type === "gemini") return await generateGeminiImages(channel, call);
-        return await generateOpenAiImages(channel, call, download);
+        return await upstream.generate(channel, call, download);
       } finally {
         release();
       }

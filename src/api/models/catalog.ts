@@ -1,24 +1,23 @@
 import type { Principal } from "../../auth/authenticator.js";
-import type { ChannelType } from "../../core/channel.js";
+import type { VendorRegistry } from "../../core/vendor-registry.js";
 import type { Channels } from "../../store/channels.js";
 import type { PriceBook } from "../../store/prices.js";
-import { CHAT_CHANNEL_TYPES } from "../chat/relay-deps.js";
-
-const IMAGE_CHANNEL_TYPES: readonly ChannelType[] = ["gemini", "openai-images"];
 
 /** What a token may call a model for. */
 export type ModelUse = "chat" | "image" | "content";
 
-/** What the model listings read: the channels serving each model and their prices. */
+/** What the model listings read: the channels serving each model, what their types serve, and the prices. */
 export interface ModelCatalogDeps {
   channels: Pick<Channels, "servedModels">;
+  vendors: Pick<VendorRegistry, "serving">;
   prices: Pick<PriceBook, "contentPrice" | "imagePrice">;
 }
 
 /**
  * The models a token may use, by name, with what for: a model is listed when an enabled channel
  * serves it to the caller's group, it has a price of the right kind, and the token's model list
- * (if any) names it. `content` is the Gemini-native surface (gemini channels with a token price).
+ * (if any) names it. `content` is the Gemini-native surface (channels of a type that serves
+ * content, with a token price).
  */
 export async function modelsForToken(
   deps: ModelCatalogDeps,
@@ -31,13 +30,15 @@ export async function modelsForToken(
     set.add(use);
     out.set(model, set);
   };
-  const chat = await deps.channels.servedModels(principal.group, CHAT_CHANNEL_TYPES);
-  for (const [model, types] of chat) {
+  const chatTypes = deps.vendors.serving("chat");
+  const contentTypes = deps.vendors.serving("content");
+  const tokenModels = await deps.channels.servedModels(principal.group, [...new Set([...chatTypes, ...contentTypes])]);
+  for (const [model, types] of tokenModels) {
     if (!allowed(model) || !(await deps.prices.contentPrice(model))) continue;
-    add(model, "chat");
-    if (types.has("gemini")) add(model, "content");
+    if (chatTypes.some((t) => types.has(t))) add(model, "chat");
+    if (contentTypes.some((t) => types.has(t))) add(model, "content");
   }
-  const images = await deps.channels.servedModels(principal.group, IMAGE_CHANNEL_TYPES);
+  const images = await deps.channels.servedModels(principal.group, deps.vendors.serving("images"));
   for (const model of images.keys()) {
     if (allowed(model) && (await deps.prices.imagePrice(model)) !== null) add(model, "image");
   }

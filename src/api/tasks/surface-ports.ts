@@ -3,6 +3,7 @@ import type { BlobStore } from "../../blobs/blob-store.js";
 import type { Config } from "../../config.js";
 import { newTaskId, randomBase62, taskIdOfRun } from "../../core/ids.js";
 import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
+import type { VendorRegistry } from "../../core/vendor-registry.js";
 import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
 import { countUpstreamCall } from "../../metrics/index.js";
 import type { GatewayMetrics } from "../../metrics/registry.js";
@@ -11,7 +12,6 @@ import type { ChannelSlots } from "../../routing/channel-slots.js";
 import type { Channels } from "../../store/channels.js";
 import type { PriceBook } from "../../store/prices.js";
 import type { TaskStore } from "../../store/tasks.js";
-import { taskUpstreamOf } from "../../upstreams/task-adapters.js";
 import { assertWebhookTarget } from "../../webhooks/target.js";
 import type { TaskSurfaceDeps } from "./index.js";
 import { uploadIntakePort } from "./upload-ports.js";
@@ -20,6 +20,8 @@ import { uploadIntakePort } from "./upload-ports.js";
 export interface TaskSubmitParts {
   config: Pick<Config, "quotaPerUnit" | "tasks" | "limits" | "webhooks" | "bodies" | "uploads">;
   channels: Channels;
+  /** The channel types and their task adapters. */
+  vendors: Pick<VendorRegistry, "of" | "doing">;
   prices: PriceBook;
   health: ChannelHealth;
   slots: ChannelSlots;
@@ -37,10 +39,10 @@ export function taskSubmitPorts(parts: TaskSubmitParts, store: TaskStore): TaskS
   const { config } = parts;
   return {
     store,
-    upstreams: taskUpstreamOf,
+    upstreams: (type) => parts.vendors.of(type)?.tasks,
     slots: parts.slots,
     channels: {
-      candidates: (model, group, channelType) => parts.channels.candidates(model, group, [channelType]),
+      candidates: (model, group, kind) => parts.channels.candidates(model, group, parts.vendors.doing(kind)),
       report(channel, error, userId) {
         countUpstreamCall(parts.metrics, channel, error);
         void parts.health.report(channel, error, `user:${userId}`);

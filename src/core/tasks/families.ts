@@ -1,6 +1,7 @@
-import type { ChannelType } from "../channel.js";
-
-/** The two audio task families and the upstream protocol serving each; their actions are kinds (kinds.ts). */
+/**
+ * The two audio task families; their actions are kinds (kinds.ts), and the channel types serving
+ * each are those whose task adapter names its kinds (upstreams/registry.ts).
+ */
 export const TASK_FAMILIES = ["audioa", "audiob"] as const;
 export type TaskFamily = (typeof TASK_FAMILIES)[number];
 
@@ -12,8 +13,8 @@ export const TASK_PLATFORMS = [...TASK_FAMILIES, "video"] as const;
 export type TaskPlatform = (typeof TASK_PLATFORMS)[number];
 
 export interface FamilySpec {
-  /** Channel type (upstream protocol) that serves the family. */
-  channelType: ChannelType;
+  /** What a channel type whose task adapter does the platform's kinds is said to serve. */
+  capability: "tasks" | "videos";
   /** Model asked for when the request names none (`mv` for audioa, `model` for audiob). */
   defaultModel: string;
   /**
@@ -26,9 +27,9 @@ export interface FamilySpec {
 }
 
 export const FAMILY_SPECS: Record<TaskPlatform, FamilySpec> = {
-  audioa: { channelType: "task-relay", defaultModel: "chirp-v3-5", upstreamCallbacks: false, idPrefix: "task" },
-  audiob: { channelType: "generate-record", defaultModel: "V4_5", upstreamCallbacks: true, idPrefix: "task" },
-  video: { channelType: "openai-videos", defaultModel: "sora-2", upstreamCallbacks: false, idPrefix: "video" },
+  audioa: { capability: "tasks", defaultModel: "chirp-v3-5", upstreamCallbacks: false, idPrefix: "task" },
+  audiob: { capability: "tasks", defaultModel: "V4_5", upstreamCallbacks: true, idPrefix: "task" },
+  video: { capability: "videos", defaultModel: "sora-2", upstreamCallbacks: false, idPrefix: "video" },
 };
 
 export function isTaskFamily(word: string): word is TaskFamily {

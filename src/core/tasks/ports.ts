@@ -1,4 +1,4 @@
-import type { Channel, ChannelType } from "../channel.js";
+import type { Channel } from "../channel.js";
 import type { UpstreamError } from "../upstream-error.js";
 import type { Clip } from "./clips.js";
 import type { TaskKind } from "./kinds.js";
@@ -222,8 +222,8 @@ export interface TaskSubmitDeps {
   upstreams: TaskUpstreams;
   slots: ChannelSlotsPort;
   channels: {
-    /** Enabled channels of `channelType` serving `model` to `group`. */
-    candidates(model: string, group: string, channelType: ChannelType): Promise<Channel[]>;
+    /** Enabled channels serving `model` to `group` whose type's task protocol can do `kind` (`family:ACTION`). */
+    candidates(model: string, group: string, kind: string): Promise<Channel[]>;
     /** Hears every upstream attempt's outcome, for channel health and metrics. Must not throw. */
     report(channel: Channel, error: UpstreamError | null, userId: number): void;
   };

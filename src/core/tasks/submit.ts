@@ -161,7 +161,7 @@ export async function acceptTask(deps: TaskSubmitDeps, req: SubmitRequest): Prom
   const spec = FAMILY_SPECS[kind.family];
   const model = kind.channelModel?.(body) ?? kind.family;
   // Only channels whose protocol can do this kind (and, for a continued job, only its channel).
-  const candidates = (await deps.channels.candidates(model, caller.group, spec.channelType)).filter(
+  const candidates = (await deps.channels.candidates(model, caller.group, kindName(kind))).filter(
     (c) =>
       deps.upstreams(c.type)?.kinds.includes(kindName(kind)) && (!req.continues || c.id === req.continues.channelId),
   );

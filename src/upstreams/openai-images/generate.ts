@@ -1,13 +1,11 @@
 import type { GeneratedImage, UpstreamImageCall } from "../../core/images/generate-images.js";
 import { sniffImageType } from "../../core/images/image-type.js";
+import type { ResultDownloader } from "../../core/images/image-upstream.js";
 import { ImageNotReturnedError } from "../../core/images/no-image-error.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
 import type { ImageEndpoint } from "../gemini/image.js";
 import { IMAGE_CALL_TIMEOUT_MS } from "../gemini/image.js";
 import { callUpstream, readJson, safeUrl } from "../http.js";
-
-/** Downloads an image URL an upstream answered with; `trusted` when it is on the channel's own host. */
-export type ResultDownloader = (url: string, options: { trusted: boolean }) => Promise<GeneratedImage>;
 
 /**
  * The request body. Beyond OpenAI's fields it carries `aspect_ratio` (only when the client gave

@@ -159,6 +159,25 @@ describe.skipIf(CHROMIUM === null)("console in a browser: operator", { timeout: 
     expect((await gw.admin("GET", `/channels/${made?.id}`)).body.data.status).toBe("enabled");
   });
 
+  it("offers every channel type the gateway lists, and creates an openai-videos channel", async () => {
+    const listed = (await gw.admin("GET", "/channel-types")).body.data as Array<{ type: string }>;
+    const offered = await page
+      .getByLabel("Type")
+      .locator("option")
+      .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+    expect(offered).toEqual(listed.map((t) => t.type));
+    await page.getByLabel("Name", { exact: true }).fill("sim-videos");
+    await page.getByLabel("Type").selectOption("openai-videos");
+    await page.getByText(/OpenAI Videos API.*Serves videos \(video\)/).waitFor();
+    await page.getByLabel("Base URL").fill(sim.url);
+    await page.getByLabel("Key", { exact: true }).fill("sim-key");
+    await page.getByLabel("Models (comma-separated)").fill("sora-2");
+    await page.getByRole("button", { name: "Create channel" }).click();
+    await page.getByRole("cell", { name: "sim-videos", exact: true }).waitFor();
+    const channels = (await gw.admin("GET", "/channels")).body.data as Array<Record<string, unknown>>;
+    expect(channels.find((c) => c.name === "sim-videos")).toMatchObject({ type: "openai-videos", models: ["sora-2"] });
+  });
+
   it("shows the charge of a task the user runs in the overview chart and in the user's ledger", async () => {
     const token = await gw.admin("POST", `/users/${userId}/tokens`, { name: "app" });
     const key = token.body.data.key as string;

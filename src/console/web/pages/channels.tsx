@@ -24,11 +24,18 @@ export interface Channel {
   request_count: number;
 }
 
-export const CHANNEL_TYPES = ["task-relay", "generate-record", "gemini", "openai-images", "openai-chat", "anthropic"];
+/** A channel type as the admin API lists it (GET /api/admin/channel-types): the gateway's own list. */
+export interface ChannelType {
+  type: string;
+  description: string;
+  capabilities: string[];
+  task_platforms: string[];
+  settings: Array<{ name: string; description: string }>;
+}
 
 const ChannelForm = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  type: Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t))),
+  type: Type.String({ minLength: 1 }),
   base_url: Type.String({ pattern: "^https?://" }),
   models: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
   groups: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
@@ -44,6 +51,7 @@ const list = (s: string) =>
 
 export function ChannelsPage() {
   const channels = useLoad(() => get<Channel[]>("/api/admin/channels"), []);
+  const types = useLoad(() => get<ChannelType[]>("/api/admin/channel-types"), []);
   const [editing, setEditing] = useState<Channel | null>(null);
   const action = useAction();
   const toggle = (c: Channel) =>
@@ -64,7 +72,7 @@ export function ChannelsPage() {
     });
   return (
     <Page title="Channels">
-      <Notice error={channels.error ?? action.error} ok={action.ok} />
+      <Notice error={channels.error ?? types.error ?? action.error} ok={action.ok} />
       <Table
         caption="Channels and their health"
         rows={channels.data}
@@ -113,6 +121,7 @@ export function ChannelsPage() {
       <ChannelEditor
         key={editing?.id ?? "new"}
         channel={editing}
+        types={types.data ?? []}
         onDone={() => {
           setEditing(null);
           channels.reload();
@@ -122,10 +131,27 @@ export function ChannelsPage() {
   );
 }
 
-function ChannelEditor({ channel, onDone }: { channel: Channel | null; onDone: () => void }) {
+/** What a type serves and the settings it reads, in one line under the type's field. */
+function typeHint(type: ChannelType | undefined): string {
+  if (!type) return "";
+  const serves = type.capabilities.join(", ") || "nothing";
+  const platforms = type.task_platforms.length > 0 ? ` (${type.task_platforms.join(", ")})` : "";
+  return `${type.description}. Serves ${serves}${platforms}. Settings: ${type.settings.map((s) => s.name).join(", ")}.`;
+}
+
+function ChannelEditor({
+  channel,
+  types,
+  onDone,
+}: {
+  channel: Channel | null;
+  types: ChannelType[];
+  onDone: () => void;
+}) {
   const [form, setForm] = useState({
     name: channel?.name ?? "",
-    type: channel?.type ?? "openai-images",
+    // Empty until chosen: the first type the gateway lists.
+    type: channel?.type ?? "",
     base_url: channel?.base_url ?? "",
     key: "",
     models: channel?.models.join(", ") ?? "",
@@ -136,11 +162,15 @@ function ChannelEditor({ channel, onDone }: { channel: Channel | null; onDone: (
   const action = useAction();
   const set = (k: keyof typeof form) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
     setForm({ ...form, [k]: e.currentTarget.value });
+  const type = form.type || (types[0]?.type ?? "");
+  const options: Array<[string, string]> = types.map((t) => [t.type, `${t.type} (${t.capabilities.join(", ")})`]);
+  // A stored type the gateway no longer lists stays shown, so that an edit does not change it unseen.
+  if (type !== "" && !types.some((t) => t.type === type)) options.push([type, type]);
   const submit = (e: Event) => {
     e.preventDefault();
     const body: Record<string, unknown> = {
       name: form.name.trim(),
-      type: form.type,
+      type,
       base_url: form.base_url.trim(),
       models: list(form.models),
       groups: list(form.groups),
@@ -161,13 +191,7 @@ function ChannelEditor({ channel, onDone }: { channel: Channel | null; onDone: (
     <Card title={channel ? `Edit ${channel.name}` : "Create a channel"}>
       <form class="form-grid" onSubmit={submit}>
         <Input label="Name" name="name" value={form.name} onInput={set("name")} required />
-        <Select
-          label="Type"
-          name="type"
-          value={form.type}
-          onChange={set("type")}
-          options={CHANNEL_TYPES.map((t) => [t, t])}
-        />
+        <Select label="Type" name="type" value={type} onChange={set("type")} options={options} />
         <Input label="Base URL" name="base_url" type="url" value={form.base_url} onInput={set("base_url")} required />
         <Input
           label={channel ? "New key (left empty: unchanged)" : "Key"}
@@ -192,6 +216,10 @@ function ChannelEditor({ channel, onDone }: { channel: Channel | null; onDone: (
             </button>
           ) : null}
         </div>
+        {/* Last in the form: its length changes with the type, and nothing below it moves. */}
+        <p class="field wide">
+          <small>{typeHint(types.find((t) => t.type === type))}</small>
+        </p>
       </form>
       <Notice error={action.error} />
     </Card>

@@ -1,0 +1,21 @@
+import { CALL_SETTINGS } from "../../core/channel-settings.js";
+import type { VendorAdapter } from "../../core/vendor-adapter.js";
+import { geminiChatUpstream } from "./chat.js";
+import { generateContent, openContentStream } from "./content.js";
+import { generateGeminiImages } from "./image.js";
+
+/** Google's Gemini API: Gemini-native content, chat translated to it, and its image models. */
+export const geminiVendor: VendorAdapter = {
+  type: "gemini",
+  description: "Google Gemini API (/v1beta/models) with an x-goog-api-key: content, chat and image models",
+  content: { generate: generateContent, openStream: openContentStream },
+  chat: geminiChatUpstream,
+  // Gemini answers images inline: nothing to download.
+  images: { generate: (channel, call) => generateGeminiImages(channel, call) },
+  settings: CALL_SETTINGS,
+  probe: (channel) => ({
+    method: "GET",
+    url: `${channel.baseUrl}/v1beta/models?pageSize=1`,
+    headers: { "x-goog-api-key": channel.key },
+  }),
+};
