@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { anthropicMessage } from "../../src/api/anthropic/answer.js";
 import { AnthropicEventSink } from "../../src/api/anthropic/stream-sink.js";
 import type { SseWriter } from "../../src/api/chat/sse-writer.js";
 
@@ -62,5 +63,46 @@ describe("the Anthropic event sink's text", () => {
       "message_delta",
       "message_stop",
     ]);
+  });
+});
+
+describe("the Anthropic surface's reasoning", () => {
+  it("streams the reasoning as a thinking block before the text block", async () => {
+    const { sse, sent } = capture();
+    const sink = new AnthropicEventSink(sse, { id: "msg_1", model: "m" });
+    await sink.event({ type: "start", id: "u", model: "m" });
+    await sink.event({ type: "reasoning", choice: 0, text: "6 times " });
+    await sink.event({ type: "reasoning", choice: 0, text: "7" });
+    await sink.event({ type: "text", choice: 0, text: "42" });
+    await sink.event({ type: "finish", choice: 0, reason: "stop" });
+    await sink.end({ inputTokens: 3, outputTokens: 9, cachedInputTokens: 0, reasoningTokens: 5 });
+    const blocks = sent.filter((e) => e.event?.startsWith("content_block")).map((e) => JSON.parse(e.data));
+    expect(blocks).toEqual([
+      { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
+      { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "6 times " } },
+      { type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "7" } },
+      { type: "content_block_stop", index: 0 },
+      { type: "content_block_start", index: 1, content_block: { type: "text", text: "" } },
+      { type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "42" } },
+      { type: "content_block_stop", index: 1 },
+    ]);
+  });
+
+  it("answers a whole message's reasoning as its first content block", () => {
+    const message = anthropicMessage(
+      {
+        id: "u",
+        model: "m",
+        choices: [{ index: 0, text: "42", reasoning: "6 times 7", toolCalls: [], finishReason: "stop" }],
+        usage: { inputTokens: 3, outputTokens: 9, cachedInputTokens: 0, reasoningTokens: 5 },
+      },
+      "msg_1",
+      "m",
+    );
+    expect(message.content).toEqual([
+      { type: "thinking", thinking: "6 times 7", signature: "" },
+      { type: "text", text: "42" },
+    ]);
+    expect(message.usage.output_tokens).toBe(9);
   });
 });

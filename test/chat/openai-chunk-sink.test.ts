@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SseWriter } from "../../src/api/chat/sse-writer.js";
+import { chatCompletion } from "../../src/api/openai-chat/answer.js";
 import { OpenAiChunkSink } from "../../src/api/openai-chat/stream-sink.js";
 
 /** An SSE writer that keeps what it is given. */
@@ -95,5 +96,54 @@ describe("the OpenAI chunk sink's JSON", () => {
     const chunks = sent.map((text) => JSON.parse(text));
     expect(chunks.map((c) => c.choices[0].index)).toEqual([null, null]);
     expect(chunks.map((c) => c.choices[0].delta.content)).toEqual(["a", "b"]);
+  });
+});
+
+describe("the OpenAI surface's reasoning", () => {
+  it("streams a choice's reasoning as `reasoning_content` deltas before its text", async () => {
+    const { sse, sent } = capture();
+    const sink = new OpenAiChunkSink(sse, { id: "c", model: "m", created: 1, includeUsage: true });
+    await sink.event({ type: "start", id: "u", model: "m" });
+    await sink.event({ type: "reasoning", choice: 0, text: 'weigh "a"\n' });
+    await sink.event({ type: "reasoning", choice: 0, text: "then b" });
+    await sink.event({ type: "text", choice: 0, text: "b" });
+    // A choice whose first event is reasoning opens with the role.
+    await sink.event({ type: "reasoning", choice: 1, text: "x" });
+    await sink.event({ type: "finish", choice: 0, reason: "stop" });
+    await sink.end(usage);
+    const deltas = sent.filter((t) => t !== "[DONE]").map((t) => JSON.parse(t).choices[0]?.delta ?? null);
+    expect(deltas).toEqual([
+      { role: "assistant", content: "" },
+      { reasoning_content: 'weigh "a"\n' },
+      { reasoning_content: "then b" },
+      { content: "b" },
+      { role: "assistant", reasoning_content: "x" },
+      {},
+      null,
+    ]);
+    expect(JSON.parse(sent[sent.length - 2] as string).usage.completion_tokens_details).toEqual({
+      reasoning_tokens: 5,
+    });
+  });
+
+  it("answers a whole choice's reasoning in its message's `reasoning_content`, and none when there is none", () => {
+    const answer = {
+      id: "u",
+      model: "m",
+      choices: [
+        { index: 0, text: "42", reasoning: "6 times 7", toolCalls: [], finishReason: "stop" as const },
+        { index: 1, text: "41", toolCalls: [], finishReason: "stop" as const },
+      ],
+      usage,
+    };
+    const completion = chatCompletion(answer, "chatcmpl-1", "m", 1);
+    expect(completion.choices[0]?.message).toEqual({
+      role: "assistant",
+      content: "42",
+      reasoning_content: "6 times 7",
+      refusal: null,
+    });
+    expect(completion.choices[1]?.message).not.toHaveProperty("reasoning_content");
+    expect(completion.usage?.completion_tokens_details).toEqual({ reasoning_tokens: 5 });
   });
 });

@@ -13,8 +13,12 @@ export const MessageObject = Type.Object(
     model: Type.String({ description: "the model the client asked for" }),
     content: Type.Array(
       Type.Object(
-        { type: Type.String({ examples: ["text", "tool_use"] }) },
-        { ...Open, description: "a `text` block, or a `tool_use` block with `id`, `name` and `input`" },
+        { type: Type.String({ examples: ["thinking", "text", "tool_use"] }) },
+        {
+          ...Open,
+          description:
+            "a `thinking` block (the model's reasoning, where the upstream shows it), a `text` block, or a `tool_use` block with `id`, `name` and `input`",
+        },
       ),
     ),
     stop_reason: Type.String({ examples: ["end_turn", "max_tokens", "stop_sequence", "tool_use"] }),

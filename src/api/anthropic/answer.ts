@@ -35,6 +35,8 @@ export function toolInput(args: string): unknown {
 export function anthropicMessage(answer: ChatAnswer, id: string, model: string) {
   const choice = answer.choices[0];
   const content: unknown[] = [];
+  // The reasoning as a thinking block; the upstream signs none (a client sending it back has it dropped).
+  if (choice?.reasoning) content.push({ type: "thinking", thinking: choice.reasoning, signature: "" });
   if (choice?.text) content.push({ type: "text", text: choice.text });
   for (const call of choice?.toolCalls ?? []) {
     content.push({ type: "tool_use", id: call.id, name: call.name, input: toolInput(call.arguments) });

@@ -7,13 +7,14 @@ import { anthropicStopReason, anthropicUsage } from "./answer.js";
 
 /**
  * Canonical events as the Messages stream: `message_start` and a `ping`, then each content block
- * (`content_block_start`, its `text_delta` or `input_json_delta` pieces, `content_block_stop`),
+ * (`content_block_start`, its `thinking_delta`, `text_delta` or `input_json_delta` pieces,
+ * `content_block_stop`),
  * then `message_delta` with the stop reason and the usage billed, and `message_stop`.
  */
 export class AnthropicEventSink implements ChatSink {
   private index = -1;
   private open = false;
-  private openKind: "text" | "tool" | null = null;
+  private openKind: "thinking" | "text" | "tool" | null = null;
   private toolBlock = new Map<number, number>();
   private finish: { reason: ChatFinishReason; stopSequence: string | null } = { reason: "stop", stopSequence: null };
 
@@ -33,7 +34,7 @@ export class AnthropicEventSink implements ChatSink {
     await this.send("content_block_stop", { index: this.index });
   }
 
-  private async openBlock(kind: "text" | "tool", block: Record<string, unknown>): Promise<void> {
+  private async openBlock(kind: "thinking" | "text" | "tool", block: Record<string, unknown>): Promise<void> {
     await this.closeBlock();
     this.index += 1;
     this.open = true;
@@ -58,6 +59,14 @@ export class AnthropicEventSink implements ChatSink {
           },
         });
         return this.send("ping", {});
+      case "reasoning":
+        if (this.openKind !== "thinking") {
+          await this.openBlock("thinking", { type: "thinking", thinking: "", signature: "" });
+        }
+        return this.send("content_block_delta", {
+          index: this.index,
+          delta: { type: "thinking_delta", thinking: event.text },
+        });
       case "text":
         if (this.openKind !== "text") await this.openBlock("text", { type: "text", text: "" });
         // The frequent event: its JSON made around the text's own, field for field as `send` gives.

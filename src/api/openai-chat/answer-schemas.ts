@@ -39,6 +39,9 @@ export const ChatCompletionObject = Type.Object(
             {
               role: Type.Literal("assistant"),
               content: Type.Union([Type.String(), Type.Null()]),
+              reasoning_content: Type.Optional(
+                Type.String({ description: "the model's reasoning, where the upstream shows it" }),
+              ),
               refusal: Type.Null(),
               tool_calls: Type.Optional(Type.Array(ToolCall)),
             },

@@ -27,6 +27,8 @@ export function chatCompletion(answer: ChatAnswer, id: string, model: string, cr
       message: {
         role: "assistant",
         content: c.text === "" && c.toolCalls.length > 0 ? null : c.text,
+        // The reasoning, under the name DeepSeek's API and the clients of reasoning models read.
+        ...(c.reasoning ? { reasoning_content: c.reasoning } : {}),
         refusal: null,
         ...(c.toolCalls.length > 0
           ? {

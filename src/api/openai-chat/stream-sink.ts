@@ -9,7 +9,7 @@ const RESOLVED = Promise.resolve();
 
 /**
  * Canonical events as `chat.completion.chunk`s: the first event of each choice carries the
- * assistant role; tool calls start with their id and name and continue with argument pieces;
+ * assistant role; reasoning goes in `reasoning_content` deltas; tool calls start with their id and name and continue with argument pieces;
  * the usage chunk (empty `choices`) comes last when the client asked for it; `[DONE]` ends it.
  */
 export class OpenAiChunkSink implements ChatSink {
@@ -37,6 +37,17 @@ export class OpenAiChunkSink implements ChatSink {
       delta = { role: "assistant", tool_calls: toolCalls };
     }
     return this.send([{ index: choice, delta, logprobs: null, finish_reason: null }]);
+  }
+
+  /** A chunk of reasoning: `reasoning_content`, as DeepSeek's API streams it. */
+  private reasoning(choice: number, text: string): Promise<void> {
+    const piece = `"reasoning_content":${JSON.stringify(text)}`;
+    let delta = `{${piece}}`;
+    if (!this.opened.has(choice)) {
+      this.opened.add(choice);
+      delta = `{"role":"assistant",${piece}}`;
+    }
+    return this.sendText(`[{"index":${JSON.stringify(choice)},"delta":${delta},"logprobs":null,"finish_reason":null}]`);
   }
 
   /**
@@ -70,6 +81,8 @@ export class OpenAiChunkSink implements ChatSink {
     switch (event.type) {
       case "start":
         return this.plain(0, null);
+      case "reasoning":
+        return this.reasoning(event.choice, event.text);
       case "text":
         return this.plain(event.choice, event.text);
       case "tool_call_start":

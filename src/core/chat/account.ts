@@ -8,7 +8,7 @@ export function billedUsage(usage: ChatUsage): TokenUsage {
 
 /**
  * What one chat answer has produced so far: the last usage the upstream reported, the output
- * text (and tool arguments) seen, and whether every choice ended. Fits the content relay's
+ * text (reasoning and tool arguments included) seen, and whether every choice ended. Fits the content relay's
  * settlement rule (`settlementFor`).
  */
 export class ChatAccount {
@@ -30,6 +30,7 @@ export class ChatAccount {
   observe(event: ChatEvent): void {
     this.chunks += 1;
     switch (event.type) {
+      case "reasoning":
       case "text":
         this.open.add(event.choice);
         this.textChars += event.text.length;
@@ -57,7 +58,7 @@ export class ChatAccount {
     this.chunks += 1;
     this.finished += answer.choices.length;
     for (const choice of answer.choices) {
-      this.textChars += choice.text.length;
+      this.textChars += choice.text.length + (choice.reasoning?.length ?? 0);
       for (const call of choice.toolCalls) this.textChars += call.name.length + call.arguments.length;
     }
     if (answer.usage) this.reported = answer.usage;

@@ -4,6 +4,7 @@ import type { ChatAnswer, ChatEvent } from "./canonical.js";
 export async function* answerAsEvents(answer: ChatAnswer): AsyncGenerator<ChatEvent> {
   yield { type: "start", id: answer.id, model: answer.model };
   for (const choice of answer.choices) {
+    if (choice.reasoning) yield { type: "reasoning", choice: choice.index, text: choice.reasoning };
     if (choice.text !== "") yield { type: "text", choice: choice.index, text: choice.text };
     for (const [index, call] of choice.toolCalls.entries()) {
       yield { type: "tool_call_start", choice: choice.index, index, id: call.id, name: call.name };

@@ -88,6 +88,11 @@ export interface ChatUsage {
 export interface ChatChoice {
   index: number;
   text: string;
+  /**
+   * The model's reasoning before its answer, where the upstream shows it (DeepSeek's
+   * `reasoning_content`); absent or empty when it shows none.
+   */
+  reasoning?: string;
   toolCalls: ChatToolCall[];
   finishReason: ChatFinishReason;
   /** The stop string that ended the choice, where the upstream says. */
@@ -104,10 +109,11 @@ export interface ChatAnswer {
 /**
  * One event of a streamed answer. `usage` is cumulative (the last one counts); a choice ends
  * with its `finish`. Tool calls arrive as a start (id and name) and argument pieces, keyed by
- * their index within the choice.
+ * their index within the choice. A choice's `reasoning` pieces come before its text.
  */
 export type ChatEvent =
   | { type: "start"; id: string; model: string }
+  | { type: "reasoning"; choice: number; text: string }
   | { type: "text"; choice: number; text: string }
   | { type: "tool_call_start"; choice: number; index: number; id: string; name: string }
   | { type: "tool_call_delta"; choice: number; index: number; arguments: string }
