@@ -1,6 +1,6 @@
 import { answerAsEvents } from "../../core/chat/answer-events.js";
 import type { ChatAnswer, ChatEvent, ChatRequest } from "../../core/chat/canonical.js";
-import type { ChatUpstream } from "../../core/chat/ports.js";
+import type { ChatUpstream, Untranslatable } from "../../core/chat/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
 import { callUpstreamStreaming } from "../direct-call.js";
 import { SseByteDecoder } from "../gemini/sse-reader.js";
@@ -59,9 +59,31 @@ function parseEvent(data: string, url: string, key: string): unknown {
   return parsed;
 }
 
+/**
+ * What an OpenAI-like vendor does its own way (its own chat channel type): which requests it
+ * cannot carry, and how its answers and stream chunks read. The call, its errors and the stream's
+ * framing are the protocol's.
+ */
+export interface OpenAiChatDialect {
+  /** Null when the vendor can carry the request; else the field it cannot, and why. */
+  untranslatable(request: ChatRequest): Untranslatable | null;
+  /** A `chat.completion` answer in canonical form. */
+  readAnswer(body: unknown, fallbackModel: string): ChatAnswer;
+  /** A reader of one stream's `chat.completion.chunk`s into canonical events. */
+  chunkReader(fallbackModel: string): { read(chunk: unknown): ChatEvent[] };
+}
+
+type ChunkReader = ReturnType<OpenAiChatDialect["chunkReader"]>;
+
+/** OpenAI's own Chat Completions: every request carried, answers read as OpenAI writes them. */
+export const OPENAI_DIALECT: OpenAiChatDialect = {
+  untranslatable: () => null,
+  readAnswer: answerFromWire,
+  chunkReader: (model) => new OpenAiChunkReader(model),
+};
+
 /** The canonical events of an SSE answer, read from the socket in this one loop. */
-async function* eventsOf(res: ChunkedAnswer, url: string, key: string, model: string) {
-  const reader = new OpenAiChunkReader(model);
+async function* eventsOf(res: ChunkedAnswer, url: string, key: string, reader: ChunkReader) {
   const decoder = new SseByteDecoder();
   try {
     for await (const chunk of bodyChunks(res.body)) {
@@ -79,29 +101,34 @@ async function* eventsOf(res: ChunkedAnswer, url: string, key: string, model: st
   }
 }
 
+/** The Chat Completions protocol (`POST {base}/v1/chat/completions`, Bearer key) in a vendor's dialect. */
+export function openAiChatProtocol(dialect: OpenAiChatDialect): ChatUpstream<OpenAiChatChannel> {
+  return {
+    untranslatable: (request) => dialect.untranslatable(request),
+
+    async complete(channel, upstreamModel, request: ChatRequest, signal): Promise<ChatAnswer> {
+      const url = chatCompletionsUrl(channel.baseUrl);
+      const res = await send(channel, openAiChatBody(request, upstreamModel, false), signal);
+      const body = await readJson(res, url, { secret: channel.key });
+      const error = embeddedError(body, channel.key);
+      if (error) throw error;
+      return dialect.readAnswer(body, upstreamModel);
+    },
+
+    async openStream(channel, upstreamModel, request, signal): Promise<AsyncGenerator<ChatEvent>> {
+      const url = chatCompletionsUrl(channel.baseUrl);
+      const res = await send(channel, openAiChatBody(request, upstreamModel, true), signal);
+      if (res.statusCode < 200 || res.statusCode >= 300) await readJson(res, url, { secret: channel.key });
+      const type = String(res.headers["content-type"] ?? "");
+      if (type.includes("application/json")) {
+        // A server that ignored `stream: true` answered at once: its answer as events.
+        const answer = dialect.readAnswer(await readJson(res, url, { secret: channel.key }), upstreamModel);
+        return answerAsEvents(answer);
+      }
+      return eventsOf(res, url, channel.key, dialect.chunkReader(upstreamModel));
+    },
+  };
+}
+
 /** The `openai-chat` protocol: any OpenAI-compatible chat completions endpoint. */
-export const openAiChatUpstream: ChatUpstream<OpenAiChatChannel> = {
-  untranslatable: () => null,
-
-  async complete(channel, upstreamModel, request: ChatRequest, signal): Promise<ChatAnswer> {
-    const url = chatCompletionsUrl(channel.baseUrl);
-    const res = await send(channel, openAiChatBody(request, upstreamModel, false), signal);
-    const body = await readJson(res, url, { secret: channel.key });
-    const error = embeddedError(body, channel.key);
-    if (error) throw error;
-    return answerFromWire(body, upstreamModel);
-  },
-
-  async openStream(channel, upstreamModel, request, signal): Promise<AsyncGenerator<ChatEvent>> {
-    const url = chatCompletionsUrl(channel.baseUrl);
-    const res = await send(channel, openAiChatBody(request, upstreamModel, true), signal);
-    if (res.statusCode < 200 || res.statusCode >= 300) await readJson(res, url, { secret: channel.key });
-    const type = String(res.headers["content-type"] ?? "");
-    if (type.includes("application/json")) {
-      // A server that ignored `stream: true` answered at once: its answer as events.
-      const answer = answerFromWire(await readJson(res, url, { secret: channel.key }), upstreamModel);
-      return answerAsEvents(answer);
-    }
-    return eventsOf(res, url, channel.key, upstreamModel);
-  },
-};
+export const openAiChatUpstream = openAiChatProtocol(OPENAI_DIALECT);
