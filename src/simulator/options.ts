@@ -167,6 +167,8 @@ export interface SimulatorOptions {
   openaiChat?: GeminiTextSimOptions;
   /** The simulated `anthropic` upstream: the Gemini text model's options and prompt markers. */
   anthropic?: GeminiTextSimOptions;
+  /** The simulated `deepseek` upstream (under `/deepseek`): the Gemini text model's options and prompt markers. */
+  deepseek?: GeminiTextSimOptions;
   /** The simulated `openai-videos` upstream (`/v1/videos`). */
   videos?: VideosSimOptions;
   /** The result files of the music upstreams (`/media/...`). */

@@ -11,7 +11,8 @@ export interface ReceivedRequest {
     | "openai-images"
     | "openai-chat"
     | "anthropic"
-    | "openai-videos";
+    | "openai-videos"
+    | "deepseek";
   method: string;
   path: string;
   headers: Record<string, string | string[] | undefined>;

@@ -1,5 +1,6 @@
 import { VendorRegistry } from "../core/vendor-registry.js";
 import { anthropicVendor } from "./anthropic/vendor.js";
+import { deepSeekVendor } from "./deepseek/vendor.js";
 import { geminiVendor } from "./gemini/vendor.js";
 import { generateRecordVendor } from "./generate-record/vendor.js";
 import { openAiChatVendor } from "./openai-chat/vendor.js";
@@ -20,4 +21,5 @@ export const vendors = new VendorRegistry([
   openAiChatVendor,
   anthropicVendor,
   openAiVideosVendor,
+  deepSeekVendor,
 ]);

@@ -23,6 +23,7 @@ const SERVES: Record<string, { capabilities: string[]; task_platforms: string[] 
   "openai-chat": { capabilities: ["chat"], task_platforms: [] },
   anthropic: { capabilities: ["chat"], task_platforms: [] },
   "openai-videos": { capabilities: ["videos"], task_platforms: ["video"] },
+  deepseek: { capabilities: ["chat"], task_platforms: [] },
 };
 
 /** The call each type's probe makes: method, path, and the header that carries the key. */
@@ -34,6 +35,7 @@ const PROBES: Record<string, { method: string; url: string; keyHeader: string }>
   "openai-chat": { method: "GET", url: "/v1/models", keyHeader: "authorization" },
   anthropic: { method: "GET", url: "/v1/models", keyHeader: "x-api-key" },
   "openai-videos": { method: "GET", url: "/v1/models", keyHeader: "authorization" },
+  deepseek: { method: "GET", url: "/v1/models", keyHeader: "authorization" },
 };
 
 interface Probed {
