@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TASK_FAMILIES } from "../../src/core/tasks/families.js";
 import { kindName, kindsOf } from "../../src/core/tasks/kinds.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
-import { taskUpstreamOf } from "../../src/upstreams/task-adapters.js";
+import { vendors } from "../../src/upstreams/registry.js";
 import { ConsoleClient, createConsoleUser, TEST_PASSWORD_COST } from "../console/console-client.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
@@ -34,7 +34,7 @@ const ACTION_BODIES: Record<string, (family: string, clipId: string, uploadUrl: 
 
 /** The open kinds of a family whose results are files, as its channel's adapter can do them. */
 function fileKindsOf(family: (typeof TASK_FAMILIES)[number], channelType: string): string[] {
-  const adapter = taskUpstreamOf(channelType);
+  const adapter = vendors.of(channelType)?.tasks;
   return kindsOf(family)
     .filter((k) => !k.closedByDefault && k.results === "audio" && adapter?.kinds.includes(kindName(k)))
     .map((k) => k.action);
