@@ -9,7 +9,7 @@ describe("the route table", () => {
     expect(routeAreaOf("/v1/models/x")).toMatchObject({ surface: "models", auth: "bearer" });
     expect(routeAreaOf("/v1beta/models/m:generateContent")).toMatchObject({ surface: "content", auth: "google" });
     expect(routeAreaOf("/audiob/callback/x")).toMatchObject({ surface: "tasks", auth: "none" });
-    expect(routeAreaOf("/video/files/abc.mp4")).toMatchObject({ surface: "videos", auth: "none", errors: "openai" });
+    expect(routeAreaOf("/video/files/abc.mp4")).toMatchObject({ surface: "videos", auth: "none", errors: "envelope" });
     expect(routeAreaOf("/api/admin/users")).toMatchObject({ surface: "admin", auth: "admin-key" });
     expect(routeAreaOf("/console/api/me/tokens")).toMatchObject({ surface: "console", auth: "session" });
     expect(errorShapeOf("/console/api/login")).toBe("console");

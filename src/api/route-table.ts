@@ -42,7 +42,8 @@ export const ROUTE_TABLE: readonly RouteArea[] = [
   { path: "/v1/images/files", surface: "images", auth: "none", errors: "openai" },
   { path: "/v1/videos", surface: "videos", auth: "bearer", errors: "openai" },
   // A video's stored files, named in its task record: the file's key in the path is the capability.
-  { path: "/video/files", surface: "videos", auth: "none", errors: "openai" },
+  // Errors in the envelope, as the other task platforms' files.
+  { path: "/video/files", surface: "videos", auth: "none", errors: "envelope" },
   { path: "/v1/chat", surface: "chat", auth: "bearer", errors: "openai" },
   { path: "/v1/messages", surface: "chat", auth: "anthropic", errors: "anthropic" },
   { path: "/v1/models", surface: "models", auth: "bearer", errors: "openai" },

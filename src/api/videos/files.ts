@@ -12,9 +12,10 @@ import { VIDEO_CONTENT_ANSWERS } from "./content.js";
  * handed. Unlike theirs, a video's files go when the video is deleted or its retention ends (the
  * sweeper's next round), after which the key answers 404; so the answer is never cached. `Range`
  * is honoured; with BLOB_DOWNLOADS=redirect, a 302 to a short-lived URL of the bucket instead.
+ * Errors come in the envelope shape, as every task platform's files (`/{platform}/files`) do.
  */
 export async function videoFileRoutes(scope: FastifyInstance, opts: { files: BlobStore }) {
-  installSurface(scope, "openai");
+  installSurface(scope, "envelope");
   const schema = {
     summary: "A stored file of a completed video (video, thumbnail or spritesheet)",
     response: {
