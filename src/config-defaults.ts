@@ -132,6 +132,7 @@ export function defaultConfig(env: Env = process.env): Config {
       secretAccessKey: env.S3_SECRET_ACCESS_KEY || null,
       // Services other than AWS mostly answer on one host, the bucket in the path.
       forcePathStyle: boolFrom(env, "S3_FORCE_PATH_STYLE", Boolean(env.S3_ENDPOINT)),
+      checkTimeoutMs: intFrom(env, "S3_CHECK_TIMEOUT_MS", 10_000),
     },
     content: {
       defaultMaxOutputTokens: intFrom(env, "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS", 65_536),

@@ -223,6 +223,8 @@ export const ConfigSchema = Type.Object({
     secretAccessKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
     /** `<endpoint>/<bucket>/<key>` rather than `<bucket>.<endpoint>/<key>` (most non-AWS services). */
     forcePathStyle: Type.Boolean(),
+    /** How long the start-up check of the bucket may take before the start fails (ms). */
+    checkTimeoutMs: Type.Integer({ minimum: 100, maximum: 600_000 }),
   }),
   content: Type.Object({
     /**

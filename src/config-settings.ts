@@ -68,6 +68,7 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   "s3.endpoint": "S3_ENDPOINT",
   "s3.region": "S3_REGION",
   "s3.forcePathStyle": "S3_FORCE_PATH_STYLE",
+  "s3.checkTimeoutMs": "S3_CHECK_TIMEOUT_MS",
   "content.defaultMaxOutputTokens": "CONTENT_DEFAULT_MAX_OUTPUT_TOKENS",
   "content.defaultMaxInputTokens": "CONTENT_DEFAULT_MAX_INPUT_TOKENS",
   "content.defaultMaxThinkingTokens": "CONTENT_DEFAULT_MAX_THINKING_TOKENS",

@@ -80,6 +80,9 @@ export async function startRunBucket(track: (child: Child) => void, tempDirs: st
       S3_REGION: region,
       S3_ACCESS_KEY_ID: ACCESS_KEY,
       S3_SECRET_ACCESS_KEY: ACCESS_KEY,
+      // s3rver is one JavaScript process serving three instances on a 2-core machine under the
+      // run's load: a restarted instance's check of the bucket may wait behind their writes.
+      S3_CHECK_TIMEOUT_MS: "60000",
     },
   };
 }

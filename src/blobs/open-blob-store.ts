@@ -14,9 +14,6 @@ export type BlobSettings = Pick<Config, "dataDir" | "blobs" | "s3">;
 /** How long a presigned download URL of `BLOB_DOWNLOADS=redirect` stays valid. */
 export const REDIRECT_SECONDS = 300;
 
-/** How long the start-up check of the bucket may take. */
-const CHECK_TIMEOUT_MS = 10_000;
-
 /** The S3 parts, loaded by the first gateway of the process that uses a bucket. */
 const loadS3 = () => Promise.all([import("./s3-client.js"), import("./s3-blob-store.js")]);
 
@@ -69,7 +66,7 @@ export async function checkBlobStorage(config: BlobSettings): Promise<void> {
   if (location.kind !== "s3") return;
   const [{ headBucket }] = await loadS3();
   try {
-    await headBucket(await clientFor(config.s3), location.bucket, CHECK_TIMEOUT_MS);
+    await headBucket(await clientFor(config.s3), location.bucket, config.s3.checkTimeoutMs);
   } catch (err) {
     throw explainBucketFailure(err, location.bucket, config.s3.endpoint);
   }

@@ -70,7 +70,11 @@ export function explainBucketFailure(err: unknown, bucket: string, endpoint: str
     );
   }
   if (status === undefined && UNREACHABLE.test(names)) {
-    const reason = failures.find((e) => e.code)?.code ?? failures[0]?.name ?? "no answer";
+    // A timeout's DOMException carries a numeric code (23): say what happened instead.
+    const timedOut = failures.some((e) => e.name === "TimeoutError" || e.name === "AbortError");
+    const reason = timedOut
+      ? "no answer in time, see S3_CHECK_TIMEOUT_MS"
+      : (failures.find((e) => typeof e.code === "string")?.code ?? failures[0]?.name ?? "no answer");
     return new StartupError(
       endpoint === null ? "S3_REGION" : "S3_ENDPOINT",
       `${where} could not be reached for bucket "${bucket}" (${reason})`,

@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -126,6 +127,28 @@ describe("the start-up check of the bucket", () => {
       s3: { ...bucket.settings().s3, endpoint: `http://127.0.0.1:${port}` },
     });
     expect(failed.message).toMatch(/^S3_ENDPOINT: the S3 service at 127\.0\.0\.1:\d+ could not be reached/);
+  });
+
+  it("stops the start when the service does not answer within S3_CHECK_TIMEOUT_MS, saying so", async () => {
+    // A service that takes the connection and never answers.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => {
+      sockets.add(socket);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    try {
+      const failed = await startFailure({
+        ...bucket.settings(),
+        s3: { ...bucket.settings().s3, endpoint: `http://127.0.0.1:${port}`, checkTimeoutMs: 300 },
+      });
+      expect(failed.message).toMatch(
+        /^S3_ENDPOINT: the S3 service at 127\.0\.0\.1:\d+ could not be reached for bucket ".*" \(no answer in time, see S3_CHECK_TIMEOUT_MS\)/,
+      );
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it("refuses redirects without a bucket to redirect to", async () => {
