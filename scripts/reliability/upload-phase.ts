@@ -102,6 +102,22 @@ async function startFileHost() {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A read of the bucket, tried again on s3rver's passing failures (an object's files caught while
+ * they are written); an object gone in between reads as null.
+ */
+async function read<T>(what: () => Promise<T>): Promise<T | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await what();
+    } catch (err) {
+      if ((err as Error).name === "NoSuchKey") return null;
+      if (attempt >= 5) throw err;
+      await sleep(200 * attempt);
+    }
+  }
+}
+
 export async function runUploadPhase(cluster: Cluster, o: UploadPhaseOptions): Promise<UploadPhaseResult> {
   const host = await startFileHost();
   const outcomes: Outcome[] = [];
@@ -226,7 +242,7 @@ export async function runUploadPhase(cluster: Cluster, o: UploadPhaseOptions): P
     o.log(`uploads: ${inFlight} being fetched by ${victim.name} at its kill; ${cutByKill} cut`);
 
     // Refused: a user without balance; the host must see none of these files, the bucket hold none.
-    const before = new Set(await o.bucket.list());
+    const before = new Set((await read(() => o.bucket.list())) ?? []);
     const poor = await o.admin("POST", "/users", { name: "uploads-no-balance", quota: 0 });
     const poorToken = await o.admin("POST", `/users/${poor.id}/tokens`, { name: "default" });
     const refusedNames = Array.from({ length: REFUSED_UPLOADS }, (_, i) => `refused-${poor.id}-${i}`);
@@ -243,9 +259,12 @@ export async function runUploadPhase(cluster: Cluster, o: UploadPhaseOptions): P
     }
     const refusedFetches = host.hits.filter((h) => refusedNames.includes(h)).length;
     let refusedStored = 0;
-    for (const key of (await o.bucket.list()).filter((k) => !before.has(k))) {
-      const object = await o.bucket.client.send(new GetObjectCommand({ Bucket: o.bucket.bucket, Key: key }));
-      const text = Buffer.from((await object.Body?.transformToByteArray()) ?? []).toString("latin1");
+    for (const key of ((await read(() => o.bucket.list())) ?? []).filter((k) => !before.has(k))) {
+      const bytes = await read(async () => {
+        const object = await o.bucket.client.send(new GetObjectCommand({ Bucket: o.bucket.bucket, Key: key }));
+        return (await object.Body?.transformToByteArray()) ?? new Uint8Array();
+      });
+      const text = Buffer.from(bytes ?? new Uint8Array()).toString("latin1");
       if (refusedNames.some((name) => text.includes(`upload ${name}`))) refusedStored += 1;
     }
     if (refusedFetches > 0) violations.push(`uploads: ${refusedFetches} files fetched for refused requests`);
