@@ -16,6 +16,8 @@ const ACCESS_KEY = "S3RVER";
 
 export interface RunBucket {
   bucket: string;
+  /** s3rver's folder: every object is a file below it (read directly, past s3rver's own listing). */
+  directory: string;
   client: S3Client;
   /** The gateways' settings that point at the bucket. */
   env: Record<string, string>;
@@ -71,6 +73,7 @@ export async function startRunBucket(track: (child: Child) => void, tempDirs: st
   });
   return {
     bucket,
+    directory,
     client,
     list,
     env: {
