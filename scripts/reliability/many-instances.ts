@@ -88,6 +88,8 @@ async function run(): Promise<number> {
       ADMIN_KEY,
       // The upload phase's files come from a host of the run on loopback.
       UPLOAD_ALLOW_PRIVATE_URLS: "true",
+      // An upload's task may not be swept while its file is fetched: the sweep waits this long more.
+      UPLOAD_FETCH_TIMEOUT_MS: "10000",
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
       QUOTA_PER_UNIT: String(RUN_PRICES.quotaPerUnit),
@@ -168,6 +170,7 @@ async function run(): Promise<number> {
 
   const uploads = await runUploadPhase(cluster, {
     users: taskUsers.slice(6, 8),
+    simUrl: sim.url,
     admin,
     bucket: s3,
     instance: 2,

@@ -2,14 +2,15 @@
  * The upload phase of the run: files brought in with UPLOAD on the live cluster.
  *
  * - Across instances: each family's UPLOAD is taken by one instance and COVERed by another, which
- *   reads the upload from the shared bucket; both must end SUCCESS.
+ *   reads the upload from the shared bucket; both must end SUCCESS. Their files are the
+ *   simulator's (the channel's own host, whose result URLs the gateway copies from).
  * - Cut by a kill: uploads of a file that arrives slowly are sent to one instance, which is killed
  *   with SIGKILL while it fetches them (and restarted). Each of them was held before its fetch, so
  *   its charge is left open; the run's closure check sees every such charge closed.
  * - Refused: a user without balance sends uploads; the file host must see no request for them and
  *   the bucket no object holding their bytes (nothing is fetched or stored before the hold).
  *
- * The files come from a host of the run's own on loopback, so that it counts every fetch.
+ * The other files come from a host of the run's own on loopback, so that it counts every fetch.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -36,6 +37,8 @@ const REFUSED_UPLOADS = 5;
 
 export interface UploadPhaseOptions {
   users: Array<{ id: number; key: string }>;
+  /** The simulator, whose `/media/<name>.mp3` serves the uploads that must succeed. */
+  simUrl: string;
   admin: Admin;
   bucket: RunBucket;
   /** The instance killed while it fetches. */
@@ -178,7 +181,13 @@ export async function runUploadPhase(cluster: Cluster, o: UploadPhaseOptions): P
       (["audioa", "audiob"] as const).map(async (family, i) => {
         const user = o.users[i % o.users.length] as { id: number; key: string };
         const first = i % cluster.gateways.length;
-        const up = await submit(user, family, "UPLOAD", { url: host.url(`fast-${family}-${user.id}`) }, first);
+        const up = await submit(
+          user,
+          family,
+          "UPLOAD",
+          { url: `${o.simUrl}/media/upload-${family}-${user.id}.mp3` },
+          first,
+        );
         const id = await uploadId(user, family, up.outcome.taskId);
         if (!id) {
           violations.push(`uploads: the ${family} upload of user ${user.id} did not succeed in time`);
