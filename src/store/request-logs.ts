@@ -4,6 +4,7 @@ import { fixedStatement } from "./postgres/fixed-statement.js";
 import type { Database, RequestLogsTable } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
 import type { GroupCommit } from "./sqlite/group-commit.js";
+import { addUsageTotals, incrementsOf, postgresTotalsFrom, sqliteUpsert, TOTALS_TABLES } from "./usage-aggregates.js";
 
 export type RequestLogEntry = Insertable<RequestLogsTable>;
 
@@ -50,16 +51,24 @@ function rowValues(r: RequestLogEntry): unknown[] {
   ];
 }
 
-/** One prepared single-row insert per row, in the store's next group commit. */
+/**
+ * One prepared single-row insert per row, and one prepared upsert per key of the usage totals the
+ * rows add to, in the store's next group commit (one savepoint: the rows and their totals commit
+ * or fail together).
+ */
 function sqliteInsert(sqlite: SqliteConnection, commits: GroupCommit): RequestLogInsert {
   let insertAll: ((rows: RequestLogEntry[]) => void) | null = null;
   const prepare = () => {
     const insert = sqlite.prepare(
       `insert into request_logs (${COLUMNS.join(", ")}) values (${COLUMNS.map(() => "?").join(", ")})`,
     );
+    const totals = TOTALS_TABLES.map((table) => ({ table, upsert: sqlite.prepare(sqliteUpsert(table)) }));
     return sqlite.transaction((rows: RequestLogEntry[]) => {
       for (const r of rows) {
         insert.run(...rowValues(r));
+      }
+      for (const { table, upsert } of totals) {
+        for (const values of incrementsOf(table, rows)) upsert.run(...values);
       }
     });
   };
@@ -70,11 +79,23 @@ function sqliteInsert(sqlite: SqliteConnection, commits: GroupCommit): RequestLo
     });
 }
 
-/** PostgreSQL: every row of a flush in one insert of fixed text, each column an array. */
+const ROWS = "flushed";
+/** The totals' upserts, as data-modifying parts of the statement (each runs once, in full). */
+const TOTALS = postgresTotalsFrom(ROWS)
+  .map((insert, i) => `, totals_${i} as (\n    ${insert}\n  )`)
+  .join("");
+
+/**
+ * PostgreSQL: every row of a flush in one statement of fixed text, each column an array; the same
+ * statement adds the rows to the usage totals (its parts commit together).
+ */
 const POSTGRES_INSERT = fixedStatement(
-  `insert into request_logs (${COLUMNS.join(", ")})
-  select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
-    $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[])`,
+  `with ${ROWS} as (
+    select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
+      $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[])
+      as r(${COLUMNS.join(", ")})
+  )${TOTALS}
+  insert into request_logs (${COLUMNS.join(", ")}) select * from ${ROWS}`,
 );
 
 function postgresInsert(db: Kysely<Database>): RequestLogInsert {
@@ -87,22 +108,25 @@ function postgresInsert(db: Kysely<Database>): RequestLogInsert {
   };
 }
 
-/** Multi-row inserts of at most ROWS_PER_STATEMENT rows through the query builder. */
+/** Multi-row inserts of at most ROWS_PER_STATEMENT rows and their totals, in one transaction. */
 function builderInsert(db: Kysely<Database>): RequestLogInsert {
-  return async (rows) => {
-    for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-      await db
-        .insertInto("request_logs")
-        .values(rows.slice(i, i + ROWS_PER_STATEMENT))
-        .execute();
-    }
-  };
+  return (rows) =>
+    db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
+        await trx
+          .insertInto("request_logs")
+          .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+          .execute();
+      }
+      await addUsageTotals(trx, rows);
+    });
 }
 
 /**
- * How request-log rows reach a store. On SQLite a prepared single-row insert per row joins the
- * next group commit: a multi-row insert of a few hundred rows is a new statement text almost every
- * time, compiled and prepared again, and held the event loop for milliseconds. On PostgreSQL one
+ * How request-log rows reach a store, each batch with what it adds to the usage totals
+ * (`usage-aggregates.ts`). On SQLite a prepared single-row insert per row joins the next group
+ * commit: a multi-row insert of a few hundred rows is a new statement text almost every time,
+ * compiled and prepared again, and held the event loop for milliseconds. On PostgreSQL one
  * statement of fixed text takes every row of a flush as arrays, one per column.
  */
 export function requestLogInsert(store: Store): RequestLogInsert {

@@ -166,6 +166,46 @@ export interface RequestLogsTable {
   error: string | null;
 }
 
+/** What the usage totals count of the request-log rows of one key (see `usage-aggregates.ts`). */
+export interface UsageCounters {
+  requests: number;
+  /** Rows answered with a status of 400 or more. */
+  errors: number;
+  /** Quota billed. */
+  quota: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+}
+
+/**
+ * The request log's totals per UTC day, user, model, channel and surface, kept with every flush of
+ * the log and never pruned with it. A row without a user or a channel counts under 0.
+ */
+export interface UsageDailyTable extends UsageCounters {
+  /** Unix seconds of the day's start (UTC). */
+  day: number;
+  user_id: number;
+  model: string;
+  channel_id: number;
+  surface: string;
+}
+
+/** The request log's totals per UTC day and user (0: no user). */
+export interface UsageDailyUsersTable extends UsageCounters {
+  day: number;
+  user_id: number;
+}
+
+/** The request log's totals per hour, model, channel and surface, over all users. */
+export interface UsageHourlyTable extends UsageCounters {
+  /** Unix seconds of the hour's start. */
+  hour: number;
+  model: string;
+  channel_id: number;
+  surface: string;
+}
+
 export interface PricesTable {
   kind: string;
   name: string;
@@ -240,6 +280,9 @@ export interface Database {
   charges: ChargesTable;
   tasks: TasksTable;
   request_logs: RequestLogsTable;
+  usage_daily: UsageDailyTable;
+  usage_daily_users: UsageDailyUsersTable;
+  usage_hourly: UsageHourlyTable;
   prices: PricesTable;
   group_ratios: GroupRatiosTable;
   settings: SettingsTable;

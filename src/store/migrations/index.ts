@@ -11,6 +11,7 @@ import * as m009 from "./009_edges.js";
 import * as m010 from "./010_videos.js";
 import * as m011 from "./011_console.js";
 import * as m012 from "./012_console_indexes.js";
+import * as m013 from "./013_retention.js";
 
 /** Every migration, in order. One set serves SQLite and PostgreSQL. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "010_videos": m010,
   "011_console": m011,
   "012_console_indexes": m012,
+  "013_retention": m013,
 };
