@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { sql } from "kysely";
 import type { Database } from "./schema.js";
 
 /** Filters of a user's own task list; newest first, `after` is the last id of the previous page. */
@@ -33,24 +32,18 @@ export class ConsoleReads {
   }
 
   /**
-   * The user's spend (quota of their request log rows) since `since`, summed per bucket of
-   * `bucketSeconds` and per model.
+   * The user's spend (quota of their request-log rows) per day since the day starting at `since`
+   * (unix seconds of a UTC day's start) and per model, from the daily usage totals: the request
+   * log's retention does not shorten it.
    */
-  async spend(
-    userId: number,
-    since: number,
-    bucketSeconds: number,
-  ): Promise<{ start: number; model: string; spend: number }[]> {
-    // A literal, not a parameter: PostgreSQL matches the grouped expression to the selected one
-    // only when both are the same text, and two parameters are two different texts.
-    const bucket = sql<number>`created_at - (created_at % ${sql.lit(Math.trunc(bucketSeconds))})`;
+  async spend(userId: number, since: number): Promise<{ start: number; model: string; spend: number }[]> {
     const rows = await this.db
-      .selectFrom("request_logs")
-      .select([bucket.as("start"), "model", (eb) => eb.fn.sum<number>("quota").as("spend")])
+      .selectFrom("usage_daily")
+      .select(["day", "model", (eb) => eb.fn.sum<number>("quota").as("spend")])
       .where("user_id", "=", userId)
-      .where("created_at", ">=", since)
-      .groupBy([bucket, "model"])
+      .where("day", ">=", since)
+      .groupBy(["day", "model"])
       .execute();
-    return rows.map((r) => ({ start: Number(r.start), model: r.model, spend: Number(r.spend) }));
+    return rows.map((r) => ({ start: Number(r.day), model: r.model, spend: Number(r.spend) }));
   }
 }

@@ -3,6 +3,7 @@ import { channelLatencyP50 } from "./request-logs.js";
 import type { Database } from "./schema.js";
 import { taskHistory } from "./task-events.js";
 import { type SeriesQuery, spendSeries } from "./usage-series.js";
+import { type UsageQuery, usageTotals } from "./usage-totals.js";
 
 /** Filters of the operators' task list; every field optional, `after` pages by id. */
 export interface TaskListFilter {
@@ -152,6 +153,7 @@ export function operatorListsOf(db: Kysely<Database>) {
     users: (f: { q?: string; after?: number; limit: number }) => searchUsers(db, f),
     requestLogs: (f: RequestLogFilter) => listRequestLogs(db, f),
     series: (q: SeriesQuery) => spendSeries(db, q),
+    usage: (q: UsageQuery) => usageTotals(db, q),
     tasksByState: () => tasksByState(db),
     openCharges: () => openCharges(db),
     latencyP50: (channelIds: number[]) => channelLatencyP50(db, channelIds),

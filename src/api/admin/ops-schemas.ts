@@ -62,6 +62,61 @@ export const OverviewView = Type.Object(
   { additionalProperties: false },
 );
 
+export const UsageQuery = Type.Object(
+  {
+    from: Type.Optional(
+      Type.String({
+        pattern: "^[0-9]{1,12}$",
+        description: "Unix seconds: the first day counted is the UTC day holding it (default: 29 days before `to`)",
+      }),
+    ),
+    to: Type.Optional(
+      Type.String({
+        pattern: "^[0-9]{1,12}$",
+        description: "Unix seconds: the last day counted is the UTC day holding it (default now)",
+      }),
+    ),
+    by: Type.Optional(
+      Type.Union(
+        ["day", "user", "model", "channel", "surface"].map((b) => Type.Literal(b)),
+        {
+          description: "one row per day (default), user, model, channel or surface",
+        },
+      ),
+    ),
+    user_id: Type.Optional(IdText),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    channel_id: Type.Optional(IdText),
+    surface: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    limit: Type.Optional({ ...Limit, description: "most rows (default 100, at most 1000)" }),
+  },
+  { additionalProperties: false },
+);
+
+export const UsageView = Type.Object(
+  {
+    from: { ...UnixSeconds, description: "start of the first day counted" },
+    to: { ...UnixSeconds, description: "end of the last day counted (exclusive)" },
+    by: Type.String(),
+    rows: Type.Array(
+      Type.Object(
+        {
+          key: Type.Union([Type.Integer(), Type.String(), Type.Null()], {
+            description: "the day (unix seconds), user id, model, channel id or surface; null: no user or no channel",
+          }),
+          ...Totals,
+          prompt_tokens: Type.Integer({ minimum: 0 }),
+          completion_tokens: Type.Integer({ minimum: 0, description: "output tokens; images delivered for images" }),
+          cached_tokens: Type.Integer({ minimum: 0 }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: "days in order; otherwise the largest spends first" },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const UserListQuery = Type.Object(
   {
     q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "part of the name or email, any case" })),

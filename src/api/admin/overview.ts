@@ -2,8 +2,10 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../../core/errors.js";
 import { MAX_SERIES_BUCKETS, type SeriesBy, seriesBucketCount } from "../../store/usage-series.js";
+import type { UsageBy } from "../../store/usage-totals.js";
 import type { OperatorLists } from "./admin-deps.js";
-import { OverviewQuery, OverviewView } from "./ops-schemas.js";
+import { OverviewQuery, OverviewView, UsageQuery, UsageView } from "./ops-schemas.js";
+import { limitOf } from "./schemas.js";
 import { Envelope, ok } from "./views.js";
 
 /** The range an overview covers, from its query; a 400 naming the field when it cannot be drawn. */
@@ -37,6 +39,23 @@ function rangeOf(q: { minutes?: string; from?: string; to?: string; bucket_secon
     );
   }
   return { from, to, bucketSeconds };
+}
+
+const DAY = 86_400;
+/** Most days one usage query may count. */
+const MAX_USAGE_DAYS = 366;
+
+/** The whole UTC days a usage query counts; a 400 naming the field when they cannot be. */
+function daysOf(q: { from?: string; to?: string }, nowMs: number) {
+  const to = q.to === undefined ? Math.floor(nowMs / 1000) : Number(q.to);
+  const toDay = to - (to % DAY) + DAY;
+  const from = q.from === undefined ? toDay - 30 * DAY : Number(q.from);
+  const fromDay = from - (from % DAY);
+  if (fromDay >= toDay) throw new GatewayError("GW_ERR_VALIDATION", "to must not be before from", { param: "to" });
+  if (toDay - fromDay > MAX_USAGE_DAYS * DAY) {
+    throw new GatewayError("GW_ERR_VALIDATION", `at most ${MAX_USAGE_DAYS} days from from to to`, { param: "from" });
+  }
+  return { fromDay, toDay };
 }
 
 /** The operators' overview: traffic, errors and spend over time, tasks by state, open charges. */
@@ -77,6 +96,38 @@ export async function overviewAdminRoutes(base: FastifyInstance, opts: { lists: 
         tasks_by_state: tasksByState,
         open_charges: openCharges,
       });
+    },
+  );
+
+  app.get(
+    "/usage",
+    {
+      schema: {
+        summary: "Usage per day, user, model, channel or surface",
+        description:
+          "The request log's totals (content, chat and image calls) over whole UTC days, from the usage totals " +
+          "kept with every request: requests, errors (a status of 400 or more), spend (quota billed) and tokens. " +
+          "They outlive the request log's retention. Filters combine. Tasks are not counted here (see /overview). " +
+          `At most ${MAX_USAGE_DAYS} days.`,
+        querystring: UsageQuery,
+        response: { 200: Envelope(UsageView) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const { fromDay, toDay } = daysOf(q, now());
+      const by = (q.by ?? "day") as UsageBy;
+      const rows = await lists.usage({
+        fromDay,
+        toDay,
+        userId: q.user_id === undefined ? undefined : Number(q.user_id),
+        model: q.model,
+        channelId: q.channel_id === undefined ? undefined : Number(q.channel_id),
+        surface: q.surface,
+        by,
+        limit: limitOf(q.limit, 100, 1000),
+      });
+      return ok({ from: fromDay, to: toDay, by, rows });
     },
   );
 }

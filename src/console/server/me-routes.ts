@@ -58,7 +58,7 @@ export async function consoleMeRoutes(base: FastifyInstance, opts: { deps: Conso
       }
       const today = unixNow() - (unixNow() % DAY);
       const since = today - (days - 1) * DAY;
-      const rows = await deps.console.reads.spend(session.subjectId, since, DAY);
+      const rows = await deps.console.reads.spend(session.subjectId, since);
       const buckets = Array.from({ length: days }, (_, i) => ({
         start: since + i * DAY,
         spend: 0,

@@ -34,8 +34,11 @@ const RANGES: Array<[string, string]> = [
   ["360", "Last 6 hours"],
   ["1440", "Last day"],
   ["10080", "Last 7 days"],
+  ["43200", "Last 30 days"],
 ];
-const BUCKET: Record<string, number> = { "60": 60, "360": 300, "1440": 1800, "10080": 3600 * 6 };
+// Buckets of whole hours are read from the usage totals, which outlive the request log's rows;
+// finer ones (the last hours) from the rows themselves.
+const BUCKET: Record<string, number> = { "60": 60, "360": 300, "1440": 3600, "10080": 3600 * 6, "43200": 86_400 };
 
 export function OverviewPage() {
   const [by, setBy] = useState("model");
