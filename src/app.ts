@@ -37,7 +37,7 @@ import { Tokens } from "./store/tokens.js";
 import { Users } from "./store/users.js";
 import { registerWebhookServices } from "./webhooks/index.js";
 import type { ChargeReaper } from "./workers/charge-reaper.js";
-import { registerTaskServices } from "./workers/index.js";
+import { registerRetentionPruner, registerTaskServices } from "./workers/index.js";
 
 export type { GatewayServices };
 
@@ -180,6 +180,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const chargeReaper = registerTaskServices(ctx, taskStore);
   registerWebhookServices(ctx);
   ctx.addService(new ExpiredKeysSweeper(ctx.idempotency, app.log));
+  registerRetentionPruner(ctx);
   await app.ready();
 
   let started = false;

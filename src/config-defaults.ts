@@ -116,6 +116,14 @@ export function defaultConfig(env: Env = process.env): Config {
       sweepIntervalMs: intFrom(env, "VIDEO_SWEEP_INTERVAL_MS", 60_000),
       referenceMaxBytes: intFrom(env, "VIDEO_REFERENCE_MAX_BYTES", 20 * 1024 * 1024),
     },
+    retention: {
+      requestLogDays: intFrom(env, "REQUEST_LOG_RETENTION_DAYS", 90),
+      taskEventDays: intFrom(env, "TASK_EVENT_RETENTION_DAYS", 90),
+      webhookDeliveryDays: intFrom(env, "WEBHOOK_DELIVERY_RETENTION_DAYS", 30),
+      intervalMs: intFrom(env, "RETENTION_INTERVAL_MS", 600_000),
+      batchRows: intFrom(env, "RETENTION_BATCH_ROWS", 100),
+      batchPauseMs: intFrom(env, "RETENTION_BATCH_PAUSE_MS", 100),
+    },
     uploads: {
       allowPrivateUrls: boolFrom(env, "UPLOAD_ALLOW_PRIVATE_URLS", false),
       maxBytes: intFrom(env, "UPLOAD_MAX_BYTES", 50 * 1024 * 1024),

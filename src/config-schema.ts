@@ -192,6 +192,24 @@ export const ConfigSchema = Type.Object({
     /** Largest reference image (`input_reference`, a file or a fetched URL); a bigger one is a 400 (bytes). */
     referenceMaxBytes: Type.Integer({ minimum: 1024 }),
   }),
+  /**
+   * How long the rows of the tables that grow with traffic are kept, per kind (days; 0 keeps them
+   * for ever), and how the pruner removes the older ones. The ledger is never pruned.
+   */
+  retention: Type.Object({
+    /** The request log. On PostgreSQL a month is dropped whole once all of it is older. */
+    requestLogDays: Type.Integer({ minimum: 0, maximum: 36_500 }),
+    /** Task histories (status moves, channel switches, failed polls). */
+    taskEventDays: Type.Integer({ minimum: 0, maximum: 36_500 }),
+    /** Webhook deliveries that ended (delivered or given up); pending ones are always kept. */
+    webhookDeliveryDays: Type.Integer({ minimum: 0, maximum: 36_500 }),
+    /** How often the pruner runs (ms). */
+    intervalMs: Type.Integer({ minimum: 1000 }),
+    /** Most rows one delete removes. */
+    batchRows: Type.Integer({ minimum: 1, maximum: 100_000 }),
+    /** Pause between two deletes (ms), so that the requests' own writes go between them. */
+    batchPauseMs: Type.Integer({ minimum: 0, maximum: 60_000 }),
+  }),
   uploads: Type.Object({
     /** Allow UPLOAD URLs on loopback / private ranges (tests, trusted networks). */
     allowPrivateUrls: Type.Boolean(),

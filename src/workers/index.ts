@@ -12,9 +12,11 @@ import type { Channels } from "../store/channels.js";
 import { Charges } from "../store/charges.js";
 import type { Store } from "../store/database.js";
 import type { Ledger } from "../store/ledger.js";
+import { RetentionRows } from "../store/retention.js";
 import type { TaskStore } from "../store/tasks.js";
 import { VideoRows } from "../store/videos.js";
 import { ChargeReaper } from "./charge-reaper.js";
+import { RetentionPruner } from "./retention-pruner.js";
 import { TaskPoller } from "./task-poller.js";
 import { UnsentSweeper } from "./unsent-sweeper.js";
 import { VideoSweeper } from "./video-sweeper.js";
@@ -111,4 +113,27 @@ export function registerTaskServices(parts: TaskWorkerParts, tasks: TaskStore): 
   );
   parts.addService(reaper);
   return reaper;
+}
+
+/** Registers the pruner of rows past their retention (docs/operations.md, "Retention"). */
+export function registerRetentionPruner(
+  parts: Pick<TaskWorkerParts, "store" | "logger" | "addService"> & { config: Pick<Config, "retention"> },
+): RetentionPruner {
+  const { retention } = parts.config;
+  const pruner = new RetentionPruner(
+    new RetentionRows(parts.store.db, parts.store.dialect),
+    {
+      days: {
+        request_logs: retention.requestLogDays,
+        task_events: retention.taskEventDays,
+        webhook_deliveries: retention.webhookDeliveryDays,
+      },
+      intervalMs: retention.intervalMs,
+      batchRows: retention.batchRows,
+      batchPauseMs: retention.batchPauseMs,
+    },
+    parts.logger,
+  );
+  parts.addService(pruner);
+  return pruner;
 }
