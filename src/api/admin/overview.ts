@@ -74,6 +74,8 @@ export async function overviewAdminRoutes(base: FastifyInstance, opts: { lists: 
           "`from`..`to`, split `by` surface, model or channel. Requests and errors come from the request log " +
           "(content and image calls; an error is a status of 400 or more) and from tasks by submit time (an " +
           "error is a task that ended FAILURE); spend is the quota billed (a failed task's is refunded, so 0). " +
+          "Buckets of whole hours starting on an hour read the request log's hourly totals, which outlive its " +
+          "retention; finer ones read its rows. " +
           `At most ${MAX_SERIES_BUCKETS} buckets.`,
         querystring: OverviewQuery,
         response: { 200: Envelope(OverviewView) },
