@@ -38,14 +38,17 @@ const COUNTERS = ["requests", "errors", "quota", "prompt_tokens", "completion_to
 
 /**
  * A table of usage totals: its key columns, then the counters. On SQLite it is stored in its
- * primary key's order (`without rowid`), so a range of days is read side by side.
+ * primary key's order (`without rowid`), so a range of days is read side by side. On PostgreSQL
+ * its pages keep a fifth free: a flush adds to counters no index holds, and with room on the page
+ * PostgreSQL writes the new version of the row there without new index entries (a HOT update),
+ * about a third less work per key.
  */
 async function createTotals(db: AnyDb, name: string, key: [column: string, type: "bigint" | "text"][]) {
   let table: CreateTableBuilder<string, string> = db.schema.createTable(name);
   for (const [column, type] of key) table = table.addColumn(column, type, (c) => c.notNull());
   for (const column of COUNTERS) table = table.addColumn(column, "bigint", (c) => c.notNull());
   table = table.addPrimaryKeyConstraint(`${name}_pk`, key.map(([column]) => column) as never);
-  if (!isPostgres(db)) table = table.modifyEnd(sql`without rowid`);
+  table = table.modifyEnd(isPostgres(db) ? sql`with (fillfactor = 80)` : sql`without rowid`);
   await table.execute();
 }
 
