@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operatorListsOf } from "../../src/store/operator-lists.js";
 import { RetentionRows } from "../../src/store/retention.js";
 import { RetentionPruner } from "../../src/workers/retention-pruner.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
@@ -58,6 +59,15 @@ describe.each(kinds)("charts and usage from the usage totals on %s", (kind) => {
     usersOfModel: (await gw.admin("GET", "/usage?by=user&model=m-a")).body.data,
     aliceByModel: (await gw.admin("GET", `/usage?by=model&user_id=${aliceId}`)).body.data,
     byDay: (await gw.admin("GET", "/usage?by=day&model=m-a")).body.data,
+    // One user's series in whole days (no route asks for it yet; the store answers it from the
+    // daily totals).
+    aliceDays: await operatorListsOf(gw.gateway.ctx.store.db).series({
+      userId: aliceId,
+      fromMs: (now - (now % DAY) - 6 * DAY) * 1000,
+      toMs: (now - (now % DAY) + DAY) * 1000,
+      bucketMs: DAY * 1000,
+      by: "model",
+    }),
   });
 
   it("draws the same charts and usage once the rows they came from are pruned", async () => {
@@ -91,6 +101,8 @@ describe.each(kinds)("charts and usage from the usage totals on %s", (kind) => {
       ["m-a", 5_000],
       ["m-b", 2_000],
     ]);
+    expect(before.aliceDays.map((b: any) => b.spend)).toEqual([0, 0, 0, 4_000, 0, 0, 3_000]);
+    expect(before.aliceDays[6]?.series["m-b"]).toEqual({ requests: 1, errors: 1, spend: 2_000 });
     expect(before.byDay.rows.map((r: any) => [r.key, r.spend])).toEqual([
       [now - 3 * DAY - ((now - 3 * DAY) % DAY), 12_000],
       [now - (now % DAY), 1_000],
