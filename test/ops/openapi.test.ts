@@ -187,7 +187,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
         const tag = op.tags?.[0];
         if (
           tag === "images" ||
-          tag === "videos" ||
+          // A video's stored files answer in the envelope, as every task platform's files.
+          (tag === "videos" && !route.includes("/video/files/")) ||
           tag === "models" ||
           (tag === "chat" && !route.includes("/v1/messages"))
         ) {
