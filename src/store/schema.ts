@@ -148,6 +148,31 @@ export interface TasksTable {
   updated_at: number;
 }
 
+/** Clips of succeeded tasks, so the actions on a clip can check the caller owns it. */
+export interface TaskClipsTable {
+  clip_id: string;
+  task_id: string;
+  user_id: number;
+  platform: string;
+  model: string;
+  created_at: number;
+}
+
+/**
+ * One recorded moment of a task's life: created, a status move, a channel switch, a failed poll.
+ * Rows are written by triggers on `tasks` (migration 012), in the statement that moves the task.
+ */
+export interface TaskEventsTable {
+  id: Id;
+  /** `tasks.id` (the row id, not the public task id). */
+  task_id: number;
+  /** Unix seconds. */
+  at: number;
+  /** `created`, `status`, `channel` or `poll_failed`. */
+  event: string;
+  detail: string;
+}
+
 export interface RequestLogsTable {
   id: Id;
   created_at: number;
@@ -279,6 +304,8 @@ export interface Database {
   ledger: LedgerTable;
   charges: ChargesTable;
   tasks: TasksTable;
+  task_clips: TaskClipsTable;
+  task_events: TaskEventsTable;
   request_logs: RequestLogsTable;
   usage_daily: UsageDailyTable;
   usage_daily_users: UsageDailyUsersTable;

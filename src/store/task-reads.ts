@@ -1,55 +1,14 @@
 import type { Kysely, Selectable } from "kysely";
+import type { TaskReadPort } from "../core/tasks/ports.js";
 import type { OwnedClip } from "../core/tasks/source-clip.js";
-import { POLLED_STATUSES } from "../core/tasks/states.js";
 import type { Database, TasksTable } from "./schema.js";
 
+/** A task's row as the store reads it. */
 export type TaskRow = Selectable<TasksTable>;
 
-/** Clips of succeeded tasks, so the actions on a clip can check the caller owns it. */
-export interface TaskClipsTable {
-  clip_id: string;
-  task_id: string;
-  user_id: number;
-  platform: string;
-  model: string;
-  created_at: number;
-}
-export type TaskDb = Database & { task_clips: TaskClipsTable };
-
-/** What is read of tasks: the owner's records, their clips, tasks never sent, callbacks. */
-export class TaskReads {
-  protected readonly tdb: Kysely<TaskDb>;
-
-  constructor(protected readonly db: Kysely<Database>) {
-    this.tdb = db as unknown as Kysely<TaskDb>;
-  }
-
-  /** Tasks charged but never sent whose send deadline has passed. */
-  async unsentOverdue(nowMs: number, limit: number): Promise<TaskRow[]> {
-    return this.db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("status", "=", "NOT_START")
-      .where("next_poll_at", "<=", nowMs)
-      .orderBy("next_poll_at")
-      .limit(limit)
-      .execute();
-  }
-
-  /**
-   * Makes the task with this callback secret due at once, ahead of tasks that are merely due
-   * (claims take the oldest `next_poll_at` first). False when no running task has it.
-   */
-  async pokeByCallbackSecret(platform: string, secret: string): Promise<boolean> {
-    const res = await this.db
-      .updateTable("tasks")
-      .set({ next_poll_at: 0 })
-      .where("callback_secret", "=", secret)
-      .where("platform", "=", platform)
-      .where("status", "in", POLLED_STATUSES)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) > 0;
-  }
+/** What is read of tasks: the owner's records and the clips of their succeeded tasks. */
+export class TaskReads implements TaskReadPort<TaskRow> {
+  constructor(private readonly db: Kysely<Database>) {}
 
   /** One task of the owner, or undefined (foreign and unknown ids look the same). */
   getOwned(platform: string, userId: number, taskId: string): Promise<TaskRow | undefined> {
@@ -86,7 +45,7 @@ export class TaskReads {
    * task's action and upstream id, and the clip's audio URL as the record shows it.
    */
   async findOwnedClip(platform: string, userId: number, clipId: string): Promise<OwnedClip | undefined> {
-    const row = await this.tdb
+    const row = await this.db
       .selectFrom("task_clips")
       .innerJoin("tasks", "tasks.task_id", "task_clips.task_id")
       .select([

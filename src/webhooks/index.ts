@@ -5,8 +5,7 @@ import { renderTaskRecord } from "../core/tasks/record.js";
 import { renderVideo } from "../core/videos/video-object.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { Store } from "../store/database.js";
-import type { Ledger } from "../store/ledger.js";
-import { TaskStore } from "../store/tasks.js";
+import { TaskReads } from "../store/task-reads.js";
 import { WebhookDeliveries } from "../store/webhook-deliveries.js";
 import { WebhookDispatcher } from "./dispatcher.js";
 
@@ -17,7 +16,6 @@ const LEASE_EXTRA_MS = 30_000;
 export interface WebhookDeps {
   config: Pick<Config, "webhooks" | "videos">;
   store: Pick<Store, "db" | "dialect">;
-  ledger: Ledger;
   /** Unique name of this process: the owner of the deliveries it claims. */
   instanceId: string;
   logger: FastifyBaseLogger;
@@ -30,7 +28,7 @@ export interface WebhookDeps {
  * the task record exactly as its owner's fetch shows it (a video's: its video object).
  */
 export function registerWebhookServices(deps: WebhookDeps): WebhookDispatcher {
-  const store = new TaskStore(deps.store.db, deps.ledger, deps.store.dialect);
+  const tasks = new TaskReads(deps.store.db);
   const { webhooks } = deps.config;
   const dispatcher = new WebhookDispatcher({
     deliveries: new WebhookDeliveries(deps.store.db, deps.store.dialect === "postgres"),
@@ -45,7 +43,7 @@ export function registerWebhookServices(deps: WebhookDeps): WebhookDispatcher {
       leaseMs: webhooks.timeoutMs + LEASE_EXTRA_MS,
     },
     renderTask: async (taskId, userId) => {
-      const row = await store.findOwned(userId, taskId);
+      const row = await tasks.findOwned(userId, taskId);
       if (!row) return null;
       // A video's webhook carries the video object, as its retrieve shows it.
       return row.platform === "video" ? renderVideo(row, deps.config.videos.retentionSeconds) : renderTaskRecord(row);

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger } from "fastify";
 import { reapDecision } from "../core/ledger/charge-rules.js";
+import type { TaskFailPort, TaskReadPort } from "../core/tasks/ports.js";
 import { isTerminal } from "../core/tasks/states.js";
 import { PeriodicService } from "../periodic-service.js";
 import type { Charges, OverdueCharge } from "../store/charges.js";
 import type { Ledger } from "../store/ledger.js";
-import type { TaskStore } from "../store/tasks.js";
 
 const REAP_BATCH = 200;
 
@@ -27,7 +27,7 @@ export class ChargeReaper extends PeriodicService {
   constructor(
     private readonly charges: Charges,
     private readonly ledger: Ledger,
-    private readonly tasks: TaskStore,
+    private readonly tasks: TaskFailPort & Pick<TaskReadPort, "findOwned">,
     private readonly options: ChargeReaperOptions,
     private readonly log: FastifyBaseLogger,
   ) {

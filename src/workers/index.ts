@@ -3,6 +3,7 @@ import type { BackgroundService } from "../background-service.js";
 import type { BlobStore } from "../blobs/blob-store.js";
 import { ResultCopier } from "../blobs/result-copier.js";
 import type { Config } from "../config.js";
+import type { TaskPollPort, TaskReadPort } from "../core/tasks/ports.js";
 import type { ResultCopierPort } from "../core/tasks/result-files.js";
 import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
@@ -13,7 +14,6 @@ import { Charges } from "../store/charges.js";
 import type { Store } from "../store/database.js";
 import type { Ledger } from "../store/ledger.js";
 import { RetentionRows } from "../store/retention.js";
-import type { TaskStore } from "../store/tasks.js";
 import { VideoRows } from "../store/videos.js";
 import { ChargeReaper } from "./charge-reaper.js";
 import { RetentionPruner } from "./retention-pruner.js";
@@ -47,7 +47,10 @@ export interface TaskWorkerParts {
  * Registers the task poller and sweeper and the charge reaper as background services of the
  * gateway; returns the reaper (every role runs its start-up recovery).
  */
-export function registerTaskServices(parts: TaskWorkerParts, tasks: TaskStore): ChargeReaper {
+export function registerTaskServices(
+  parts: TaskWorkerParts,
+  tasks: TaskPollPort & Pick<TaskReadPort, "findOwned">,
+): ChargeReaper {
   const { config, metrics, logger } = parts;
   const trusted = new GuardedFetcher({ allowPrivate: true });
   const guarded = new GuardedFetcher({ allowPrivate: false });

@@ -6,7 +6,7 @@ import type {
   ChannelSlotsPort,
   StoredTask,
   TaskLog,
-  TaskStorePort,
+  TaskPollPort,
   TaskUpstream,
   TaskUpstreams,
 } from "../core/tasks/ports.js";
@@ -16,7 +16,7 @@ import { afterFailedCopy, type ResultCopierPort, storeResultFiles } from "../cor
 /** What the poller uses, built where the workers are registered. */
 export interface TaskPollerDeps {
   store: Pick<
-    TaskStorePort,
+    TaskPollPort,
     "claimDue" | "advance" | "fail" | "succeed" | "succeedDeleted" | "releaseUnchanged" | "releaseAfterError"
   >;
   channels: { list(): Promise<Channel[]> };

@@ -1,4 +1,4 @@
-import type { TaskLog, TaskStorePort } from "../core/tasks/ports.js";
+import type { TaskLog, TaskPollPort } from "../core/tasks/ports.js";
 import { PeriodicService } from "../periodic-service.js";
 
 const SWEEP_BATCH = 500;
@@ -13,7 +13,7 @@ export class UnsentSweeper extends PeriodicService {
   readonly name = "unsent-task-sweeper";
 
   constructor(
-    private readonly store: Pick<TaskStorePort, "unsentOverdue" | "fail">,
+    private readonly store: Pick<TaskPollPort, "unsentOverdue" | "fail">,
     private readonly settings: { unsentGraceMs: number; workerTickMs: number },
     private readonly log: TaskLog,
   ) {

@@ -4,12 +4,11 @@ import type { BlobStore } from "../../blobs/blob-store.js";
 import { GatewayError } from "../../core/errors.js";
 import { FAMILY_SPECS, TASK_FAMILIES, type TaskFamily } from "../../core/tasks/families.js";
 import { isKindOpen, kindsOf, type TaskKind } from "../../core/tasks/kinds.js";
-import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
+import type { TaskPollPort, TaskReadPort, TaskSubmitDeps } from "../../core/tasks/ports.js";
 import { renderTaskRecord } from "../../core/tasks/record.js";
 import type { TaskBody } from "../../core/tasks/request-bodies.js";
 import { submitTask } from "../../core/tasks/submit.js";
 import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
-import type { TaskStore } from "../../store/tasks.js";
 import { principalOf } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
 import { type BodyBounds, installInputBounds } from "../input-bounds.js";
@@ -31,7 +30,7 @@ const SUBMITTED_MESSAGE = "task submitted successfully";
 export interface TaskSurfaceDeps {
   submit: TaskSubmitDeps;
   /** The records the surface reads (and the callback's poke). */
-  store: Pick<TaskStore, "getOwned" | "listOwned" | "pokeByCallbackSecret">;
+  store: Pick<TaskReadPort, "getOwned" | "listOwned"> & Pick<TaskPollPort, "pokeByCallbackSecret">;
   idempotency: IdempotencyKeys;
   /** Authenticates the bearer token (and counts the request against its limits). */
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;

@@ -11,7 +11,6 @@ import type { ChannelHealth } from "../../routing/channel-health.js";
 import type { ChannelSlots } from "../../routing/channel-slots.js";
 import type { Channels } from "../../store/channels.js";
 import type { PriceBook } from "../../store/prices.js";
-import type { TaskStore } from "../../store/tasks.js";
 import { assertWebhookTarget } from "../../webhooks/target.js";
 import type { TaskSurfaceDeps } from "./index.js";
 import { uploadIntakePort } from "./upload-ports.js";
@@ -35,7 +34,7 @@ export interface TaskSubmitParts {
 }
 
 /** The submit use case's ports, over the store, the channel list, the prices and the task adapters. */
-export function taskSubmitPorts(parts: TaskSubmitParts, store: TaskStore): TaskSubmitDeps {
+export function taskSubmitPorts(parts: TaskSubmitParts, store: TaskSubmitDeps["store"]): TaskSubmitDeps {
   const { config } = parts;
   return {
     store,
@@ -74,7 +73,7 @@ export function taskSubmitPorts(parts: TaskSubmitParts, store: TaskStore): TaskS
 /** The task surface's dependencies: the submit ports, the store's reads and the HTTP settings. */
 export function taskSurfacePorts(
   parts: TaskSubmitParts,
-  store: TaskStore,
+  store: TaskSubmitDeps["store"] & TaskSurfaceDeps["store"],
   authenticate: TaskSurfaceDeps["authenticate"],
 ): TaskSurfaceDeps {
   return {

@@ -5,7 +5,6 @@ import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
 import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import type { Store } from "../../store/database.js";
-import type { TaskStore } from "../../store/tasks.js";
 import { VideoRows } from "../../store/videos.js";
 import type { BodyBounds } from "../input-bounds.js";
 import { type TaskSubmitParts, taskSubmitPorts } from "../tasks/surface-ports.js";
@@ -37,7 +36,7 @@ export interface VideoSurfaceParts extends TaskSubmitParts {
 /** The videos surface's ports over the task engine's submit, the store and the video files. */
 export function videoSurfacePorts(
   parts: VideoSurfaceParts,
-  store: TaskStore,
+  store: TaskSubmitDeps["store"],
   authenticate: VideoSurfaceDeps["authenticate"],
 ): VideoSurfaceDeps {
   const { config } = parts;

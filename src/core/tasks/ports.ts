@@ -53,11 +53,19 @@ export interface TaskChanges {
 }
 
 /**
- * The task store. Every status move is a compare-and-set from `from`: of two workers racing on
- * one task only one moves it. A terminal move commits with its ledger entry (refund or settle),
- * the user's count of unfinished tasks and the queued webhook; the charge commits with the insert.
+ * A task's end as a failure, from `from` (a compare-and-set: of two workers racing on one task
+ * only one moves it), with its refund, the user's count of unfinished tasks and the queued webhook
+ * in one transaction. True when this call failed it (and so refunded it).
  */
-export interface TaskStorePort<T extends StoredTask = StoredTask> {
+export interface TaskFailPort {
+  fail(id: number, from: string, reason: string, upstreamStatus?: string | null): Promise<boolean>;
+}
+
+/**
+ * The submit's writes: the charged insert (the charge commits with the row), the moves of a task
+ * not yet sent, its send and its end when the send fails.
+ */
+export interface TaskSubmitPort<T extends StoredTask = StoredTask> extends TaskFailPort {
   insertCharged(task: NewTask): Promise<T>;
   /**
    * Replaces the recorded body of a task still NOT_START (its file brought in after the hold).
@@ -71,20 +79,40 @@ export interface TaskStorePort<T extends StoredTask = StoredTask> {
    * error as its answer). False when the task is no longer NOT_START.
    */
   withdraw(id: number, reason: string): Promise<boolean>;
+  /** Moves a task not yet sent to another channel during failover (price unchanged). */
   switchChannel(id: number, channelId: number, properties: string): Promise<boolean>;
   /** NOT_START -> SUBMITTED with the upstream id. False when the task was already failed (swept). */
   markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean>;
-  fail(id: number, from: string, reason: string, upstreamStatus?: string | null): Promise<boolean>;
+}
+
+/**
+ * The workers' moves of sent tasks: leased claims of due tasks, their non-terminal moves and
+ * releases, their ends (a success settles its charge), the tasks never sent in time, and an
+ * upstream's callback making its task due now.
+ */
+export interface TaskPollPort<T extends StoredTask = StoredTask> extends TaskFailPort {
+  claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<T[]>;
+  advance(id: number, from: string, to: TaskStatus, changes: TaskChanges): Promise<boolean>;
+  releaseUnchanged(ids: number[], owner: string, nextPollAtMs: number): Promise<void>;
+  releaseAfterError(id: number, owner: string, nextPollAtMs: number): Promise<void>;
   /** SUCCESS with its clips; false when the task moved on or its owner deleted it. */
   succeed(task: T, from: string, clips: Clip[], upstreamStatus: string, model: string): Promise<boolean>;
   /** SUCCESS of a task its owner deleted while it ran: settled, no results kept. */
   succeedDeleted(task: T, from: string, upstreamStatus: string): Promise<boolean>;
-  advance(id: number, from: string, to: TaskStatus, changes: TaskChanges): Promise<boolean>;
-  releaseUnchanged(ids: number[], owner: string, nextPollAtMs: number): Promise<void>;
-  releaseAfterError(id: number, owner: string, nextPollAtMs: number): Promise<void>;
-  claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<T[]>;
+  /** Tasks charged but never sent whose send deadline has passed. */
   unsentOverdue(nowMs: number, limit: number): Promise<T[]>;
+  /** Makes the running task with this callback secret due at once; false when none has it. */
+  pokeByCallbackSecret(platform: string, secret: string): Promise<boolean>;
+}
+
+/** The reads of tasks: an owner's tasks and the clips of their succeeded tasks. */
+export interface TaskReadPort<T extends StoredTask = StoredTask> {
+  /** One task of the owner in `platform`, or undefined (foreign and unknown ids look the same). */
   getOwned(platform: string, userId: number, taskId: string): Promise<T | undefined>;
+  /** One task of the owner in any platform, or undefined. */
+  findOwned(userId: number, taskId: string): Promise<T | undefined>;
+  /** The owner's tasks among `taskIds` in `platform`; others are simply absent. */
+  listOwned(platform: string, userId: number, taskIds: string[]): Promise<T[]>;
   /** A clip of one of the owner's succeeded tasks of `platform`, or undefined. */
   findOwnedClip(platform: string, userId: number, clipId: string): Promise<OwnedClip | undefined>;
 }
@@ -218,7 +246,8 @@ export interface TaskIntake {
 
 /** Everything the submit use case uses, wired where the routes are registered. */
 export interface TaskSubmitDeps {
-  store: TaskStorePort;
+  /** The submit's writes, and the reads of what a task works on (a source clip, a remixed task). */
+  store: TaskSubmitPort & Pick<TaskReadPort, "getOwned" | "findOwnedClip">;
   upstreams: TaskUpstreams;
   slots: ChannelSlotsPort;
   channels: {
