@@ -10,8 +10,8 @@ import type {
   TaskUpstream,
   TaskUpstreams,
 } from "../core/tasks/ports.js";
-import type { TaskBody } from "../core/tasks/request-bodies.js";
 import { afterFailedCopy, type ResultCopierPort, storeResultFiles } from "../core/tasks/result-files.js";
+import type { TaskBody } from "../core/tasks/task-kind.js";
 
 /** What the poller uses, built where the workers are registered. */
 export interface TaskPollerDeps {

@@ -6,8 +6,8 @@ import { FAMILY_SPECS, TASK_FAMILIES, type TaskFamily } from "../../core/tasks/f
 import { isKindOpen, kindsOf, type TaskKind } from "../../core/tasks/kinds.js";
 import type { TaskPollPort, TaskReadPort, TaskSubmitDeps } from "../../core/tasks/ports.js";
 import { renderTaskRecord } from "../../core/tasks/record.js";
-import type { TaskBody } from "../../core/tasks/request-bodies.js";
 import { submitTask } from "../../core/tasks/submit.js";
+import type { TaskBody } from "../../core/tasks/task-kind.js";
 import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
 import { principalOf } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";

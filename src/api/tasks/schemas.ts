@@ -1,6 +1,6 @@
 import { type TSchema, Type } from "@sinclair/typebox";
 
-/** Fetch, callback and answer schemas of the task surface (submit bodies: core/tasks/kind-schemas.ts). */
+/** Fetch, callback and answer schemas of the task surface (submit bodies: each kind's schema, core/tasks/kinds/). */
 
 // Printable ASCII only: a NUL or control character is no id and would upset the store.
 const PublicTaskId = Type.String({ pattern: "^[\\x21-\\x7e]{1,64}$" });

@@ -4,8 +4,8 @@ import { GatewayError } from "../../core/errors.js";
 import { FAMILY_SPECS } from "../../core/tasks/families.js";
 import { findKind, type TaskKind } from "../../core/tasks/kinds.js";
 import type { TaskAttachment, TaskIntake } from "../../core/tasks/ports.js";
-import type { TaskBody } from "../../core/tasks/request-bodies.js";
 import { submitTask } from "../../core/tasks/submit.js";
+import type { TaskBody } from "../../core/tasks/task-kind.js";
 import { deleteVideo } from "../../core/videos/delete-video.js";
 import {
   checkVideoBody,

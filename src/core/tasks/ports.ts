@@ -3,9 +3,9 @@ import type { UpstreamError } from "../upstream-error.js";
 import type { Clip } from "./clips.js";
 import type { TaskKind } from "./kinds.js";
 import type { TaskView } from "./record.js";
-import type { TaskBody } from "./request-bodies.js";
 import type { OwnedClip, SourceClip } from "./source-clip.js";
 import type { TaskStatus } from "./states.js";
+import type { TaskBody } from "./task-kind.js";
 import type { UpstreamTaskState } from "./upstream-state.js";
 
 /** A stored task as the use cases see it (JSON columns as text). */

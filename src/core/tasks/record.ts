@@ -1,7 +1,7 @@
 import type { Clip } from "./clips.js";
 
-/** The stored task as the renderer needs it (a plain row; JSON columns as text). */
-export interface TaskView {
+/** The fields a stored task and its public record have alike. */
+interface TaskFields {
   id: number;
   created_at: number;
   updated_at: number;
@@ -14,11 +14,15 @@ export interface TaskView {
   action: string;
   status: string;
   fail_reason: string;
-  result_url: string | null;
   submit_time: number;
   start_time: number;
   finish_time: number;
   progress: string;
+}
+
+/** The stored task as the renderer needs it (a plain row; JSON columns as text). */
+export interface TaskView extends TaskFields {
+  result_url: string | null;
   properties: string;
   data: string;
   upstream_id: string | null;
@@ -31,24 +35,8 @@ export interface TaskProperties {
 }
 
 /** The task record of section 2.2, exactly these fields (`result_url` only after SUCCESS). */
-export interface TaskRecord {
-  id: number;
-  created_at: number;
-  updated_at: number;
-  task_id: string;
-  platform: string;
-  user_id: number;
-  group: string;
-  channel_id: number;
-  quota: number;
-  action: string;
-  status: string;
-  fail_reason: string;
+export interface TaskRecord extends TaskFields {
   result_url?: string;
-  submit_time: number;
-  start_time: number;
-  finish_time: number;
-  progress: string;
   properties: TaskProperties;
   data: Record<string, unknown>;
 }

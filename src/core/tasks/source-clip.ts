@@ -1,6 +1,5 @@
 import { GatewayError } from "../errors.js";
-import { namedSource, type SourceClipField } from "./action-bodies.js";
-import type { TaskKind } from "./task-kind.js";
+import type { SourceClipField, TaskKind } from "./task-kind.js";
 
 /** A clip of one of the caller's succeeded tasks, as the store finds it. */
 export interface OwnedClip {
@@ -22,6 +21,16 @@ export interface SourceClip extends OwnedClip {
 
 /** Finds a clip of the caller's succeeded tasks of a family (the task store's read). */
 export type OwnedClipFinder = (platform: string, userId: number, clipId: string) => Promise<OwnedClip | undefined>;
+
+/** The source field a body names (the first of `fields` present), with its value. */
+function namedSource(body: object, fields: readonly SourceClipField[]): { field: SourceClipField; id: string } | null {
+  const b = body as Record<string, unknown>;
+  for (const field of fields) {
+    const id = b[field];
+    if (typeof id === "string") return { field, id };
+  }
+  return null;
+}
 
 function notYours(kind: TaskKind, field: SourceClipField, id: string, what: string): GatewayError {
   return new GatewayError("GW_ERR_NOT_FOUND", `body.${field} ${id} is not ${what} of yours in ${kind.family}.`, {

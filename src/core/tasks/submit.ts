@@ -8,8 +8,8 @@ import { isUpstreamError, publicUpstreamReason, UpstreamError } from "../upstrea
 import { FAMILY_SPECS } from "./families.js";
 import { kindName, type TaskKind } from "./kinds.js";
 import type { BroughtIn, StoredTask, TaskAttachment, TaskCaller, TaskIntake, TaskSubmitDeps } from "./ports.js";
-import type { TaskBody } from "./request-bodies.js";
 import { ownedSourceClip, type SourceClip } from "./source-clip.js";
+import type { TaskBody } from "./task-kind.js";
 
 /** One submit: which kind, the body (without the gateway's own fields), who asks. */
 export interface SubmitRequest {

@@ -1,7 +1,14 @@
 import type { TSchema } from "@sinclair/typebox";
-import type { SourceClipField } from "./action-bodies.js";
 import type { TaskPlatform } from "./families.js";
-import type { TaskBody } from "./request-bodies.js";
+
+/**
+ * A client's task body once its kind's schema let it through (unknown fields included). Each kind
+ * names the fields it knows by its own body type, beside its schema (core/tasks/kinds/).
+ */
+export type TaskBody = object;
+
+/** The fields that may name a source clip: a clip of a succeeded task, or an upload's clip. */
+export type SourceClipField = "clip_id" | "upload_id";
 
 /** What a kind's results are: clips with audio (or video), lyric sheets without audio, or a video. */
 export type KindResults = "audio" | "lyrics" | "video";
@@ -15,17 +22,18 @@ export interface KindPricing {
 }
 
 /**
- * One kind of task: a family's action. Everything the gateway needs to accept one lives here;
- * the upstream adapters say which kinds their protocol can do (see upstreams/task-adapters.ts).
+ * One kind of task: a family's action, over bodies of type `B`. Everything the gateway needs to
+ * accept one lives here; the upstream adapters say which kinds their protocol can do (see
+ * upstreams/registry.ts).
  */
-export interface TaskKind {
+export interface TaskKind<B extends TaskBody = TaskBody> {
   /** With `action`, the kind's price key: its price is the row `task:<family>:<action>`. */
   family: TaskPlatform;
   action: string;
   /** Types and bounds of the known fields; other fields are let through. */
   schema: TSchema;
   /** The rules the schema cannot say (fields that depend on each other); throws a 400 naming the field. */
-  check(body: TaskBody): void;
+  check(body: B): void;
   /** Closed until the operator names it in `tasks.enabledActions` (`ACTION` or `family:ACTION`). */
   closedByDefault: boolean;
   /**
@@ -35,9 +43,9 @@ export interface TaskKind {
    */
   sourceClipFields?: readonly SourceClipField[];
   /** The model the client asked for, or the family default (kinds with a source clip take its model). */
-  originModel(body: TaskBody, sourceClipModel: string): string;
+  originModel(body: B, sourceClipModel: string): string;
   /** The text shown as `properties.input`. */
-  input(body: TaskBody): string;
+  input(body: B): string;
   /** The name of the operation at the upstream (task-relay: the path word after /submit/). */
   upstreamOperation: string;
   /** The field of the upstream body that carries the (mapped) model; absent when none is sent. */
@@ -53,7 +61,27 @@ export interface TaskKind {
    * The price row and units of one task; absent: the row `task:<family>:<action>`, one unit, and
    * a missing row means the action is unavailable.
    */
-  pricing?(body: TaskBody): KindPricing;
+  pricing?(body: B): KindPricing;
   /** The model channels must serve to take the task; absent: the family word. */
-  channelModel?(body: TaskBody): string;
+  channelModel?(body: B): string;
+}
+
+/** What a kind of an audio family says of itself; the rest is its defaults. */
+type AudioKindSpec<B extends TaskBody> = Pick<
+  TaskKind<B>,
+  "family" | "action" | "schema" | "check" | "originModel" | "input"
+> &
+  Partial<TaskKind<B>>;
+
+/**
+ * A kind of an audio family: open by default, sent upstream under its own name, with audio
+ * results, unless `spec` says otherwise.
+ */
+export function audioKind<B extends TaskBody>(spec: AudioKindSpec<B>): TaskKind<B> {
+  return { closedByDefault: false, upstreamOperation: spec.action, results: "audio", ...spec };
+}
+
+/** The model of a kind that works on a clip: the source clip's. */
+export function fromSourceClip(_body: TaskBody, sourceClipModel: string): string {
+  return sourceClipModel;
 }

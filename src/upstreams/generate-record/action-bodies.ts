@@ -1,4 +1,6 @@
-import type { CoverBody, ExtendBody, LayerBody, LyricsBody, StemsBody } from "../../core/tasks/action-bodies.js";
+import type { CoverBody, ExtendBody, LayerBody } from "../../core/tasks/kinds/clip-edits.js";
+import type { StemsBody } from "../../core/tasks/kinds/clip-exports.js";
+import type { LyricsBody } from "../../core/tasks/kinds/new-material.js";
 import type { OutgoingTask } from "../../core/tasks/ports.js";
 import type { SourceClip } from "../../core/tasks/source-clip.js";
 import { UpstreamError } from "../../core/upstream-error.js";

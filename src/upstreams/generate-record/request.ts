@@ -1,4 +1,4 @@
-import type { AudiobMusicBody } from "../../core/tasks/request-bodies.js";
+import type { AudiobMusicBody } from "../../core/tasks/kinds/music.js";
 
 /**
  * The camelCase JSON sent to a `generate-record` upstream: the fields the protocol knows, taken

@@ -1,7 +1,8 @@
-import type { CoverBody } from "../../core/tasks/action-bodies.js";
 import type { AudiobTuning } from "../../core/tasks/clips.js";
+import type { CoverBody } from "../../core/tasks/kinds/clip-edits.js";
+import { type AudiobMusicBody, audiobTuning } from "../../core/tasks/kinds/music.js";
 import type { OutgoingTask } from "../../core/tasks/ports.js";
-import { type AudiobMusicBody, audiobTuning, type TaskBody } from "../../core/tasks/request-bodies.js";
+import type { TaskBody } from "../../core/tasks/task-kind.js";
 import {
   addInstrumentalBody,
   addVocalsBody,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { UploadBody } from "../../core/tasks/action-bodies.js";
 import type { AudiobClip } from "../../core/tasks/clips.js";
 import { isoTimestamp } from "../../core/tasks/clips.js";
+import type { UploadBody } from "../../core/tasks/kinds/new-material.js";
 import type { PolledTask } from "../../core/tasks/ports.js";
 import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 
