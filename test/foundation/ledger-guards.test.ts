@@ -54,52 +54,45 @@ describe("the ledger's SQL guards", () => {
     return Number(result.rows[0]?.fits) === 1;
   }
 
-  const usersRow = (u: { quota: number; creditLine: number }) =>
-    `(select ${u.quota} as quota, ${u.creditLine} as credit_line) as users`;
-  const tokensRow = (t: { limit: number | null; used: number }) =>
-    `(select cast(${t.limit ?? "null"} as bigint) as quota_limit, ${t.used} as used_quota) as tokens`;
+  /**
+   * Each guard with its rule: a row and a take at the edge of its room, the one-row table the
+   * guard reads, and what the rule of core/ledger/charge-rules.ts says of the take.
+   */
+  const guards = [
+    {
+      name: "a user's take fits exactly when userAllows says so",
+      fits: userTakeFits,
+      case: userRow.chain((u) => fc.tuple(fc.constant(u), takeNear(u.quota + u.creditLine))),
+      table: (u: { quota: number; creditLine: number }) =>
+        `(select ${u.quota} as quota, ${u.creditLine} as credit_line) as users`,
+      allows: (u: { quota: number; creditLine: number }, take: number) => userAllows(u.quota, u.creditLine, take),
+    },
+    {
+      name: "a token's take fits exactly when tokenAllows says so",
+      fits: tokenTakeFits,
+      case: tokenRow.chain((t) => fc.tuple(fc.constant(t), takeNear(t.limit === null ? null : t.limit - t.used))),
+      table: (t: { limit: number | null; used: number }) =>
+        `(select cast(${t.limit ?? "null"} as bigint) as quota_limit, ${t.used} as used_quota) as tokens`,
+      allows: (t: { limit: number | null; used: number }, take: number) => tokenAllows(t.limit, t.used, take),
+    },
+  ] as const;
 
-  it("a user's take fits exactly when userAllows says so, zero always where nothing taken fits", async () => {
-    for (const { name, store } of stores) {
-      await fc.assert(
-        fc.asyncProperty(
-          userRow.chain((u) => fc.tuple(fc.constant(u), takeNear(u.quota + u.creditLine))),
-          fc.boolean(),
-          async ([u, take], bound) => {
-            const allowed = userAllows(u.quota, u.creditLine, take);
-            expect({ name, fits: await evaluate(store, userTakeFits, take, usersRow(u), bound) }).toEqual({
-              name,
-              fits: allowed,
-            });
-            expect(await evaluate(store, orNothingTaken(userTakeFits), take, usersRow(u), bound)).toBe(
-              take === 0 || allowed,
-            );
-          },
-        ),
-        { numRuns: 150 },
-      );
-    }
-  }, 60_000);
-
-  it("a token's take fits exactly when tokenAllows says so, zero always where nothing taken fits", async () => {
-    for (const { name, store } of stores) {
-      await fc.assert(
-        fc.asyncProperty(
-          tokenRow.chain((t) => fc.tuple(fc.constant(t), takeNear(t.limit === null ? null : t.limit - t.used))),
-          fc.boolean(),
-          async ([t, take], bound) => {
-            const allowed = tokenAllows(t.limit, t.used, take);
-            expect({ name, fits: await evaluate(store, tokenTakeFits, take, tokensRow(t), bound) }).toEqual({
-              name,
-              fits: allowed,
-            });
-            expect(await evaluate(store, orNothingTaken(tokenTakeFits), take, tokensRow(t), bound)).toBe(
-              take === 0 || allowed,
-            );
-          },
-        ),
-        { numRuns: 150 },
-      );
-    }
-  }, 60_000);
+  for (const guard of guards) {
+    it(`${guard.name}, and a take of zero always where nothing taken fits`, async () => {
+      const table = guard.table as (row: unknown) => string;
+      const allows = guard.allows as (row: unknown, take: number) => boolean;
+      for (const { name, store } of stores) {
+        await fc.assert(
+          fc.asyncProperty(guard.case as fc.Arbitrary<[unknown, number]>, fc.boolean(), async ([row, take], bound) => {
+            const allowed = allows(row, take);
+            const fits = await evaluate(store, guard.fits, take, table(row), bound);
+            expect({ name, fits }).toEqual({ name, fits: allowed });
+            const orNothing = await evaluate(store, orNothingTaken(guard.fits), take, table(row), bound);
+            expect({ name, orNothing }).toEqual({ name, orNothing: take === 0 || allowed });
+          }),
+          { numRuns: 150 },
+        );
+      }
+    }, 60_000);
+  }
 });
