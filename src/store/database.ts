@@ -12,7 +12,7 @@ export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
-  /** The SQLite handle itself (SQLite only), for the ledger's synchronous fast path. */
+  /** The SQLite handle itself (SQLite only), for the ledger's engine on SQLite. */
   sqlite?: SqliteConnection;
   /**
    * SQLite only: stand-alone writes (ledger operations, request-log rows) asked for in one turn

@@ -8,6 +8,7 @@ import {
   type LedgerRow,
   type OpenCharge,
 } from "../core/ledger/charge-rules.js";
+import { boundGuard, tokenTakeFits, userTakeFits } from "./ledger-guards.js";
 import type { Database } from "./schema.js";
 
 /** A connection or an open transaction: where a ledger statement runs. */
@@ -43,8 +44,10 @@ export function openChargeValues(opening: ChargeOpening, meta: { closeBy: number
   };
 }
 
-// The statements of the ledger's query-builder path (PostgreSQL, and SQLite inside larger
-// transactions). Each hold and each give-back is one statement on the balance row.
+// The statements of the ledger's in-transaction form, shared by both engines: the operations inside
+// a larger transaction (a task's submit and state moves), a top-up, and what PostgreSQL's group
+// commit runs for an operation that must run alone. Each hold and each give-back is one statement
+// on the balance row; the takes' conditions are those of ledger-guards.ts.
 
 /** One conditional statement: takes `amount` unless the balance would pass minus the credit line. */
 export async function takeUser(trx: Executor, userId: number, amount: number): Promise<boolean> {
@@ -52,7 +55,7 @@ export async function takeUser(trx: Executor, userId: number, amount: number): P
     .updateTable("users")
     .set({ quota: sql`quota - ${amount}`, used_quota: sql`used_quota + ${amount}`, updated_at: unixNow() })
     .where("id", "=", userId)
-    .where(sql`quota + credit_line`, ">=", amount)
+    .where(boundGuard(userTakeFits, amount))
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
@@ -63,7 +66,7 @@ export async function takeToken(trx: Executor, tokenId: number, amount: number):
     .updateTable("tokens")
     .set({ used_quota: sql`used_quota + ${amount}`, updated_at: unixNow() })
     .where("id", "=", tokenId)
-    .where((eb) => eb.or([eb("quota_limit", "is", null), eb(sql`quota_limit - used_quota`, ">=", amount)]))
+    .where(boundGuard(tokenTakeFits, amount))
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }

@@ -1,7 +1,6 @@
-import type { Kysely, Transaction } from "kysely";
+import type { Transaction } from "kysely";
 import {
   assertLedgerAmount,
-  type ChargeOpening,
   type ClosingOutcome,
   closed,
   NOT_APPLIED,
@@ -10,13 +9,13 @@ import {
   topUpRow,
 } from "../core/ledger/charge-rules.js";
 import type { Store } from "./database.js";
-import { type Executor, insertTopUp, ledgerEntries, ledgerSumOf, noteSeenUsage } from "./ledger-statements.js";
-import { holdStep, type OpeningMeta, refundStep, settleStep } from "./ledger-steps.js";
-import { PgLedgerCommits } from "./postgres/group-commit.js";
+import type { HoldInput, HoldWith, LedgerEngine } from "./ledger-engine.js";
+import { type Executor, ledgerEntries, ledgerSumOf } from "./ledger-statements.js";
+import { holdStep, refundStep, settleStep } from "./ledger-steps.js";
+import { PgLedgerEngine } from "./postgres/ledger-engine.js";
 import type { Database } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
-import type { GroupCommit } from "./sqlite/group-commit.js";
-import { SqliteLedger } from "./sqlite/ledger.js";
+import { SqliteLedgerEngine } from "./sqlite/ledger-engine.js";
 import { topUpLedgerReference } from "./top-up-reference.js";
 
 export type LedgerKind = "charge" | "refund" | "settle" | "topup" | "adjust";
@@ -61,43 +60,20 @@ export type LedgerObserver = (movement: LedgerMovement) => void;
 /**
  * The money ledger. Every balance change is one append-only row written in the same transaction
  * as the balance update. Every charge also opens a row of `charges`, closed once (settled or
- * refunded) by a compare-and-set on its state; the rules of each step are those of
- * `core/ledger/charge-rules.ts` on every store path (PostgreSQL's batches add those of
- * `core/ledger/batch-rules.ts` and `core/ledger/in-order.ts`).
+ * refunded) by a compare-and-set on its state. The ledger checks the amounts, fills a hold in and
+ * tells the observer; its engine, one per dialect and chosen once (`forStore`), does the writes
+ * (see ledger-engine.ts), by the rules of `core/ledger/charge-rules.ts`.
  */
 export class Ledger {
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly lockRows: boolean,
+    private readonly engine: LedgerEngine,
     private readonly observer?: LedgerObserver,
-    /**
-     * On SQLite: the stand-alone operations as synchronous transactions (the hot path), run in
-     * the store's group commits.
-     */
-    private readonly fastPath?: { ledger: SqliteLedger; commits: GroupCommit },
     readonly origin: ChargeOrigin = DEFAULT_ORIGIN,
-    /** On PostgreSQL: the stand-alone operations, batched per event-loop turn. */
-    private readonly pgCommits?: PgLedgerCommits,
   ) {}
 
-  /** The ledger of a store: on SQLite with its synchronous fast path, on PostgreSQL with its group commit. */
+  /** The ledger of a store, with the engine of its dialect. */
   static forStore(store: Store, observer?: LedgerObserver, origin?: ChargeOrigin): Ledger {
-    const fastPath =
-      store.sqlite && store.commits
-        ? { ledger: new SqliteLedger(store.sqlite, store.commits), commits: store.commits }
-        : undefined;
-    const pgCommits = store.dialect === "postgres" ? new PgLedgerCommits(store.db, store.ledgerPool) : undefined;
-    return new Ledger(store.db, store.dialect === "postgres", observer, fastPath, origin, pgCommits);
-  }
-
-  /** The SQLite operations, or null where they are not (PostgreSQL). */
-  private get sqlite(): SqliteLedger | null {
-    return this.fastPath?.ledger ?? null;
-  }
-
-  /** Runs a stand-alone SQLite operation in the store's next group commit (a plain one: see GroupCommit). */
-  private committed<T>(operation: () => T): Promise<T> {
-    return (this.fastPath as { commits: GroupCommit }).commits.runPlain(operation);
+    return new Ledger(engineOf(store), observer, origin);
   }
 
   /** Movements written inside a transaction opened by `transaction`, told once it commits. */
@@ -106,7 +82,7 @@ export class Ledger {
   /** Runs `fn` in one transaction. The observer hears its movements only after the commit. */
   async transaction<T>(fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
     const movements: LedgerMovement[] = [];
-    const result = await this.db.transaction().execute((trx) => {
+    const result = await this.engine.inTransaction((trx) => {
       this.pending.set(trx, movements);
       return fn(trx);
     });
@@ -122,7 +98,18 @@ export class Ledger {
     else this.observer(movement);
   }
 
-  private opening(input: ChargeInput) {
+  /** Tells the observer of a hold of `amount` committed outside the ledger's transactions. */
+  private observeHold(amount: number): void {
+    if (amount !== 0) this.observer?.({ kind: "charge", amount: -amount });
+  }
+
+  /** Tells the observer of a closing committed outside the ledger's transactions. */
+  private observeClosing(kind: "refund" | "settle", outcome: LedgerOutcome): LedgerOutcome {
+    if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind, amount: outcome.amount });
+    return outcome;
+  }
+
+  private opening(input: ChargeInput): HoldInput {
     assertLedgerAmount(input.amount, "charge amount");
     return {
       userId: input.userId,
@@ -136,9 +123,10 @@ export class Ledger {
   }
 
   /**
-   * Atomic conditional charge (a hold): the balance (down to minus the credit line) and the
-   * token's limit are checked and decremented in one statement each, so a charge larger than
-   * what is left changes nothing. Opens the charge's lifecycle row in the same transaction.
+   * Atomic conditional charge (a hold) inside the caller's transaction: the balance (down to
+   * minus the credit line) and the token's limit are checked and decremented in one statement
+   * each, so a charge larger than what is left changes nothing. Opens the charge's lifecycle row
+   * in the same transaction.
    */
   async chargeIn(trx: Executor, input: ChargeInput): Promise<void> {
     const open = this.opening(input);
@@ -147,72 +135,28 @@ export class Ledger {
     this.observe(trx, { kind: "charge", amount: opening.row.amount });
   }
 
-  /**
-   * A hold that `statement` writes in one statement of its own (its own transaction), with the
-   * rows of the opening given to it; the observer hears of the charge once it returns. It must
-   * throw having written nothing when the hold, or anything written with it, is refused.
-   */
-  async holdInOneStatement<T>(
-    input: ChargeInput,
-    statement: (opening: ChargeOpening, meta: OpeningMeta) => Promise<T>,
-  ): Promise<T> {
+  /** Charges in a transaction of its own (in the engine's group commit). */
+  async charge(input: ChargeInput): Promise<void> {
     const open = this.opening(input);
-    const opening = openCharge(open);
-    const result = await statement(opening, open);
-    this.observe(this.db, { kind: "charge", amount: opening.row.amount });
+    const refusedBy = await this.engine.hold(open);
+    if (refusedBy) throw refusedHold(refusedBy);
+    this.observeHold(open.amount);
+  }
+
+  /**
+   * Charges `input` together with the writes of `forms` (each engine runs its own form of them):
+   * the charge commits with them, or neither does.
+   */
+  async chargeWith<T>(input: ChargeInput, forms: HoldWith<T>): Promise<T> {
+    const open = this.opening(input);
+    const result = await this.engine.holdWith(open, forms);
+    this.observeHold(open.amount);
     return result;
   }
 
-  /** Charges in a transaction of its own (on PostgreSQL and SQLite, in the store's group commit). */
-  async charge(input: ChargeInput): Promise<void> {
-    const open = this.opening(input);
-    const fast = this.sqlite;
-    if (fast) {
-      const refusedBy = await this.committed(() => fast.charge(open));
-      if (refusedBy) throw refusedHold(refusedBy);
-    } else if (this.pgCommits)
-      await this.pgCommits.run({ kind: "hold", reference: open.reference, opening: openCharge(open), meta: open });
-    else return this.transaction((trx) => this.chargeIn(trx, input));
-    if (open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });
-  }
-
-  /** A transaction function of the SQLite connection that runs what it is given (made once). */
-  private sqliteTransaction?: <T>(work: () => T) => T;
-
-  /**
-   * SQLite only: runs `work` as one synchronous transaction of the store's next group commit (a
-   * savepoint of it, rolled back alone when `work` throws). Null where the store has no
-   * synchronous path (PostgreSQL).
-   */
-  inSqliteCommit<T>(work: (db: SqliteConnection) => T): Promise<T> | null {
-    const fast = this.sqlite;
-    if (!fast) return null;
-    this.sqliteTransaction ??= fast.db.transaction(<R>(run: () => R) => run()) as <R>(run: () => R) => R;
-    const inTransaction = this.sqliteTransaction;
-    return this.committed(() => inTransaction(() => work(fast.db)));
-  }
-
-  /**
-   * SQLite only: `inSqliteCommit` where `hold()` takes the charge of `input` as `charge` does: the
-   * charge commits with what `work` writes, or is rolled back with it when `work` (or the hold)
-   * throws. Null where the store has no synchronous path (PostgreSQL: `transaction` and
-   * `chargeIn` instead).
-   */
-  withSqliteHold<T>(input: ChargeInput, work: (db: SqliteConnection, hold: () => void) => T): Promise<T> | null {
-    const fast = this.sqlite;
-    if (!fast) return null;
-    const open = this.opening(input);
-    let held = false;
-    const hold = () => {
-      // A refusal throws, so that `work` writes nothing after it; the transaction is undone.
-      const refusedBy = fast.charge(open);
-      if (refusedBy) throw refusedHold(refusedBy);
-      held = true;
-    };
-    return (this.inSqliteCommit((db) => work(db, hold)) as Promise<T>).then((result) => {
-      if (held && open.amount !== 0) this.observer?.({ kind: "charge", amount: -open.amount });
-      return result;
-    });
+  /** Writes in the store's next commit: SQLite's synchronous form in its group commit, elsewhere `otherwise`. */
+  inCommit<T>(synchronous: (db: SqliteConnection) => T, otherwise: () => Promise<T>): Promise<T> {
+    return this.engine.inCommit(synchronous, otherwise);
   }
 
   /** Gives back everything an open charge holds and closes it as refunded. At most once. */
@@ -223,13 +167,7 @@ export class Ledger {
   }
 
   async refund(reference: string, note = ""): Promise<LedgerOutcome> {
-    const fast = this.sqlite;
-    let outcome: LedgerOutcome;
-    if (fast) outcome = await this.committed(() => fast.refund(reference, note));
-    else if (this.pgCommits) outcome = (await this.pgCommits.run({ kind: "refund", reference, note })) as LedgerOutcome;
-    else return this.transaction((trx) => this.refundIn(trx, reference, note));
-    if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "refund", amount: outcome.amount });
-    return outcome;
+    return this.observeClosing("refund", await this.engine.refund(reference, note));
   }
 
   /**
@@ -239,20 +177,14 @@ export class Ledger {
    */
   async settleIn(trx: Executor, reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
     assertLedgerAmount(actualAmount, "settled amount");
-    const outcome = await settleStep(trx, reference, actualAmount, note, this.lockRows);
+    const outcome = await settleStep(trx, reference, actualAmount, note, this.engine.locksRows);
     if (outcome.applied) this.observe(trx, { kind: "settle", amount: outcome.amount });
     return outcome;
   }
 
   async settle(reference: string, actualAmount: number, note = ""): Promise<LedgerOutcome> {
-    const fast = this.sqlite;
-    if (!fast && !this.pgCommits) return this.transaction((trx) => this.settleIn(trx, reference, actualAmount, note));
     assertLedgerAmount(actualAmount, "settled amount");
-    const outcome = fast
-      ? await this.committed(() => fast.settle(reference, actualAmount, note))
-      : ((await this.pgCommits?.run({ kind: "settle", reference, actual: actualAmount, note })) as LedgerOutcome);
-    if (outcome.applied && outcome.amount !== 0) this.observer?.({ kind: "settle", amount: outcome.amount });
-    return outcome;
+    return this.observeClosing("settle", await this.engine.settle(reference, actualAmount, note));
   }
 
   /**
@@ -261,27 +193,31 @@ export class Ledger {
    */
   async noteUsage(reference: string, seen: number, closeBy: number): Promise<void> {
     assertLedgerAmount(seen, "seen amount");
-    const fast = this.sqlite;
-    if (fast) return this.committed(() => fast.noteUsage(reference, seen, closeBy));
-    await noteSeenUsage(this.db, reference, seen, closeBy);
+    return this.engine.noteUsage(reference, seen, closeBy);
   }
 
   /** Adds quota to a user (operator top-up). Idempotent by reference, per user. */
   async topUp(userId: number, amount: number, reference: string, note = ""): Promise<LedgerOutcome> {
     const row = topUpRow({ userId, amount, reference: topUpLedgerReference(userId, reference) });
-    return this.transaction(async (trx) => {
-      if (!(await insertTopUp(trx, row, note))) return NOT_APPLIED;
-      this.observe(trx, { kind: row.kind, amount: row.amount });
-      return closed(row);
-    });
+    if (!(await this.engine.topUp(row, note))) return NOT_APPLIED;
+    if (row.amount !== 0) this.observer?.({ kind: row.kind, amount: row.amount });
+    return closed(row);
   }
 
   entries(userId: number, options: { limit: number; beforeId?: number }) {
-    return ledgerEntries(this.db, userId, options);
+    return ledgerEntries(this.engine.db, userId, options);
   }
 
   /** Sum of all ledger rows of a user: equals the balance when the books are right. */
   ledgerSum(userId: number): Promise<number> {
-    return ledgerSumOf(this.db, userId);
+    return ledgerSumOf(this.engine.db, userId);
   }
+}
+
+/** The engine of the store's dialect. */
+function engineOf(store: Store): LedgerEngine {
+  if (store.dialect === "postgres") return new PgLedgerEngine(store.db, store.ledgerPool);
+  const { sqlite, commits } = store;
+  if (!sqlite || !commits) throw new Error("a SQLite store without its connection and group commit");
+  return new SqliteLedgerEngine({ db: store.db, sqlite, commits });
 }

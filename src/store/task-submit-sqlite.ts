@@ -17,7 +17,7 @@ export function unfinishedLimitReached(limit: number): GatewayError {
  * A submit's writes on SQLite as fixed, prepared statements, run synchronously in the store's
  * group commit (see TaskStore): the user's count of unfinished tasks and the task's row, in the
  * transaction that also takes the charge, and later the move to SUBMITTED once it is sent. The
- * same statements as the query-builder path.
+ * same statements as the in-transaction form (the ledger's steps and the insert in TaskStore).
  */
 export class SqliteTaskSubmit {
   private readonly countUp: SqliteStatement;

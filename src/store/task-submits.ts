@@ -1,8 +1,7 @@
 import { type Kysely, sql, type Updateable } from "kysely";
-import pg from "pg";
 import { unixNow } from "../core/ids.js";
 import type { NewTask, TaskSubmitPort } from "../core/tasks/ports.js";
-import type { ChargeInput, Ledger } from "./ledger.js";
+import type { Ledger } from "./ledger.js";
 import { submitTask } from "./postgres/task-submit.js";
 import type { Database, TasksTable } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
@@ -42,79 +41,61 @@ export class TaskSubmits implements TaskSubmitPort<TaskRow> {
       closeBy: task.chargeCloseBy,
     };
     // SQLite: fixed prepared statements in one synchronous transaction of the store's group commit.
-    const synchronous = this.ledger.withSqliteHold(charge, (db, hold) => {
-      const statements = this.submitStatements(db);
-      statements.countUnfinished(task.userId, limit);
-      hold();
-      return statements.insert(task);
-    });
-    if (synchronous) return synchronous;
     // PostgreSQL: the whole submit in one statement; when it is refused, having written nothing,
-    // the transaction below runs it again and says which part was refused.
-    if (this.dialect === "postgres") {
-      const row = await this.submitInOneStatement(task, charge, limit);
-      if (row) return row;
-    }
-    return this.ledger.transaction(async (trx) => {
-      let counted = trx
-        .updateTable("users")
-        .set({ tasks_unfinished: sql`tasks_unfinished + 1` })
-        .where("id", "=", task.userId);
-      if (limit > 0) counted = counted.where("tasks_unfinished", "<", limit);
-      const counter = await counted.executeTakeFirst();
-      if (Number(counter.numUpdatedRows) !== 1) throw unfinishedLimitReached(limit);
-      await this.ledger.chargeIn(trx, charge);
-      const now = unixNow();
-      return trx
-        .insertInto("tasks")
-        .values({
-          task_id: task.taskId,
-          platform: task.platform,
-          user_id: task.userId,
-          token_id: task.tokenId,
-          group: task.group,
-          channel_id: task.channelId,
-          quota: task.quota,
-          action: task.action,
-          status: "NOT_START",
-          fail_reason: "",
-          result_url: null,
-          submit_time: now,
-          start_time: 0,
-          finish_time: 0,
-          progress: "0%",
-          properties: task.properties,
-          data: "{}",
-          request_body: task.requestBody,
-          upstream_id: null,
-          upstream_status: null,
-          next_poll_at: task.sendDeadlineMs,
-          lease_owner: null,
-          lease_until: 0,
-          callback_secret: task.callbackSecret,
-          callback_url: task.callbackUrl ?? null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+    // the transaction of single statements runs it again and says which part was refused.
+    return this.ledger.chargeWith(charge, {
+      synchronous: (db, hold) => {
+        const statements = this.submitStatements(db);
+        statements.countUnfinished(task.userId, limit);
+        hold();
+        return statements.insert(task);
+      },
+      oneStatement: (opening, meta) => submitTask(this.db, task, opening, meta, limit, unixNow()),
+      inTransaction: async (trx, hold) => {
+        let counted = trx
+          .updateTable("users")
+          .set({ tasks_unfinished: sql`tasks_unfinished + 1` })
+          .where("id", "=", task.userId);
+        if (limit > 0) counted = counted.where("tasks_unfinished", "<", limit);
+        const counter = await counted.executeTakeFirst();
+        if (Number(counter.numUpdatedRows) !== 1) throw unfinishedLimitReached(limit);
+        await hold();
+        const now = unixNow();
+        return trx
+          .insertInto("tasks")
+          .values({
+            task_id: task.taskId,
+            platform: task.platform,
+            user_id: task.userId,
+            token_id: task.tokenId,
+            group: task.group,
+            channel_id: task.channelId,
+            quota: task.quota,
+            action: task.action,
+            status: "NOT_START",
+            fail_reason: "",
+            result_url: null,
+            submit_time: now,
+            start_time: 0,
+            finish_time: 0,
+            progress: "0%",
+            properties: task.properties,
+            data: "{}",
+            request_body: task.requestBody,
+            upstream_id: null,
+            upstream_status: null,
+            next_poll_at: task.sendDeadlineMs,
+            lease_owner: null,
+            lease_until: 0,
+            callback_secret: task.callbackSecret,
+            callback_url: task.callbackUrl ?? null,
+            created_at: now,
+            updated_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+      },
     });
-  }
-
-  /**
-   * The submit as one PostgreSQL statement (postgres/task-submit.ts); null when PostgreSQL refused
-   * it (an error it reports: nothing was written). Any other failure (a lost connection, whose
-   * outcome is not known) is thrown.
-   */
-  private async submitInOneStatement(task: NewTask, charge: ChargeInput, limit: number): Promise<TaskRow | null> {
-    try {
-      return await this.ledger.holdInOneStatement(charge, (opening, meta) =>
-        submitTask(this.db, task, opening, meta, limit, unixNow()),
-      );
-    } catch (err) {
-      if (err instanceof pg.DatabaseError) return null;
-      throw err;
-    }
   }
 
   /** The submit's prepared statements on this SQLite connection (made on first use). */
@@ -149,24 +130,25 @@ export class TaskSubmits implements TaskSubmitPort<TaskRow> {
    * On SQLite a prepared statement in the store's group commit (the sends of one turn share a
    * commit).
    */
-  async markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean> {
-    const synchronous = this.ledger.inSqliteCommit((db) =>
-      this.submitStatements(db).markSent(id, upstreamId, channelId, nextPollAtMs),
+  markSent(id: number, upstreamId: string, channelId: number, nextPollAtMs: number): Promise<boolean> {
+    return this.ledger.inCommit(
+      (db) => this.submitStatements(db).markSent(id, upstreamId, channelId, nextPollAtMs),
+      async () => {
+        const res = await this.db
+          .updateTable("tasks")
+          .set({
+            status: "SUBMITTED",
+            upstream_id: upstreamId,
+            channel_id: channelId,
+            next_poll_at: nextPollAtMs,
+            updated_at: unixNow(),
+          })
+          .where("id", "=", id)
+          .where("status", "=", "NOT_START")
+          .executeTakeFirst();
+        return Number(res.numUpdatedRows) === 1;
+      },
     );
-    if (synchronous) return synchronous;
-    const res = await this.db
-      .updateTable("tasks")
-      .set({
-        status: "SUBMITTED",
-        upstream_id: upstreamId,
-        channel_id: channelId,
-        next_poll_at: nextPollAtMs,
-        updated_at: unixNow(),
-      })
-      .where("id", "=", id)
-      .where("status", "=", "NOT_START")
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
   }
 
   /**

@@ -8,9 +8,10 @@ import { Tokens } from "../../src/store/tokens.js";
 import { Users } from "../../src/store/users.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
 
-// The same random sequences of money operations, replayed through every ledger path: the SQLite
-// fast path (prepared statements in group commits), the SQLite query-builder path (what runs
-// inside larger transactions), PostgreSQL's group commit and PostgreSQL's query-builder path.
+// The same random sequences of money operations, replayed through both ledger engines and their
+// shared in-transaction form: SQLite's engine (prepared statements in group commits), PostgreSQL's
+// engine (batches in its group commit, pipelined) and, on each store, the in-transaction form
+// (the query builder's steps, what runs inside larger transactions such as a task's submit).
 // Every outcome, balance, token usage, ledger row and charge row must come out the same. A second
 // property issues operations in bursts, all in one event-loop turn, as concurrent requests do:
 // each one must come out as if it had run alone, in the order asked.
@@ -73,6 +74,8 @@ interface Path {
   name: string;
   store: Store;
   ledger: Ledger;
+  /** Holds and closings run in a transaction of their own, in the in-transaction form. */
+  inTransaction: boolean;
   /** Operations asked for together are carried out in the order asked. */
   inOrder: boolean;
 }
@@ -88,7 +91,7 @@ function answerOf(result: PromiseSettledResult<unknown>): unknown {
 }
 
 async function replay(path: Path, run: number, users: UserSpec[], steps: Operation[][]) {
-  const { store, ledger } = path;
+  const { store, ledger, inTransaction } = path;
   const made: { userId: number; tokenId: number }[] = [];
   for (const [i, spec] of users.entries()) {
     const row = await new Users(store.db).create({ name: `u${run}-${i}`, creditLine: spec.creditLine });
@@ -101,17 +104,26 @@ async function replay(path: Path, run: number, users: UserSpec[], steps: Operati
   const ask = (o: Operation): Promise<unknown> => {
     if (o.op === "charge") {
       const who = made[o.user] as { userId: number; tokenId: number };
-      return ledger.charge({
+      const input = {
         userId: who.userId,
         tokenId: o.withToken ? who.tokenId : null,
         amount: o.amount,
         reference: reference(o.ref),
         note: `charge ${o.ref}`,
         closeBy: 1,
-      });
+      };
+      return inTransaction ? ledger.transaction((trx) => ledger.chargeIn(trx, input)) : ledger.charge(input);
     }
-    if (o.op === "settle") return ledger.settle(reference(o.ref), o.actual, `settle ${o.ref}`);
-    if (o.op === "refund") return ledger.refund(reference(o.ref), `refund ${o.ref}`);
+    if (o.op === "settle") {
+      const [ref, note] = [reference(o.ref), `settle ${o.ref}`];
+      return inTransaction
+        ? ledger.transaction((trx) => ledger.settleIn(trx, ref, o.actual, note))
+        : ledger.settle(ref, o.actual, note);
+    }
+    if (o.op === "refund") {
+      const [ref, note] = [reference(o.ref), `refund ${o.ref}`];
+      return inTransaction ? ledger.transaction((trx) => ledger.refundIn(trx, ref, note)) : ledger.refund(ref, note);
+    }
     if (o.op === "noteUsage") return ledger.noteUsage(reference(o.ref), o.seen, 2);
     const who = made[o.user] as { userId: number };
     return ledger.topUp(who.userId, o.amount, `top-${o.ref}`, `top ${o.ref}`);
@@ -195,12 +207,19 @@ describe("the ledger paths agree", () => {
     );
     await migrateToLatest(fast);
     await migrateToLatest(sqliteBuilder);
-    paths.push({ name: "sqlite fast path", store: fast, ledger: Ledger.forStore(fast), inOrder: true });
-    // The query builder on SQLite: the path of operations inside larger transactions.
     paths.push({
-      name: "sqlite query builder",
+      name: "sqlite engine",
+      store: fast,
+      ledger: Ledger.forStore(fast),
+      inTransaction: false,
+      inOrder: true,
+    });
+    // The in-transaction form on SQLite: the path of operations inside larger transactions.
+    paths.push({
+      name: "sqlite in-transaction form",
       store: sqliteBuilder,
-      ledger: new Ledger(sqliteBuilder.db, false),
+      ledger: Ledger.forStore(sqliteBuilder),
+      inTransaction: true,
       inOrder: true,
     });
     if (HAS_PG) {
@@ -215,14 +234,21 @@ describe("the ledger paths agree", () => {
         return pg;
       };
       const grouped = await openPg();
-      paths.push({ name: "postgresql group commit", store: grouped, ledger: Ledger.forStore(grouped), inOrder: true });
-      // The query builder on PostgreSQL (inside larger transactions): concurrent transactions of
-      // its own take no order, so it is compared on one operation at a time only.
+      paths.push({
+        name: "postgresql engine",
+        store: grouped,
+        ledger: Ledger.forStore(grouped),
+        inTransaction: false,
+        inOrder: true,
+      });
+      // The in-transaction form on PostgreSQL: concurrent transactions of its own take no order,
+      // so it is compared on one operation at a time only.
       const builder = await openPg();
       paths.push({
-        name: "postgresql query builder",
+        name: "postgresql in-transaction form",
         store: builder,
-        ledger: new Ledger(builder.db, true),
+        ledger: Ledger.forStore(builder),
+        inTransaction: true,
         inOrder: false,
       });
     }

@@ -1,9 +1,9 @@
 import { type BatchedMove, type RowMove, rowMoves } from "../../core/ledger/batch-rules.js";
 import type { ChargeOpening, ClosingRow, OpenCharge } from "../../core/ledger/charge-rules.js";
+import { orNothingTaken, tokenTakeFits, userTakeFits } from "../ledger-guards.js";
 import type { Executor } from "../ledger-statements.js";
 import { fixedStatement } from "./fixed-statement.js";
 import type { LedgerOp } from "./ledger-op.js";
-import { tokenTakeFits, userTakeFits } from "./take-rules.js";
 
 // The statements of a batch of ledger operations on PostgreSQL: one per kind, for the whole batch.
 // Each has one text whatever the batch's size (its rows go in as arrays, one per column, that the
@@ -103,13 +103,13 @@ export const WRITE_CTES = `l as (
     update users set quota = users.quota - v.take + v.give, used_quota = users.used_quota + v.take - v.give,
       updated_at = $19::bigint
     from unnest($13::bigint[], $14::bigint[], $15::bigint[]) as v(id, take, give)
-    where users.id = v.id and ${userTakeFits("v.take")}
+    where users.id = v.id and ${orNothingTaken(userTakeFits)("v.take")}
     returning users.id
   ), t as (
     update tokens set used_quota = tokens.used_quota + v.take - v.give, updated_at = $19::bigint
     from unnest($16::bigint[], $17::bigint[], $18::bigint[]) as v(id, take, give)
     where tokens.id = v.id
-      and ${tokenTakeFits("v.take")}
+      and ${orNothingTaken(tokenTakeFits)("v.take")}
     returning tokens.id
   )`;
 

@@ -1,10 +1,10 @@
 import type { ChargeOpening } from "../../core/ledger/charge-rules.js";
 import type { NewTask } from "../../core/tasks/ports.js";
+import { orNothingTaken, tokenTakeFits, userTakeFits } from "../ledger-guards.js";
 import { type Executor, ledgerValues, openChargeValues } from "../ledger-statements.js";
 import type { OpeningMeta } from "../ledger-steps.js";
 import type { TaskRow } from "../task-reads.js";
 import { fixedStatement } from "./fixed-statement.js";
-import { tokenTakeFits, userTakeFits } from "./take-rules.js";
 
 /**
  * A task's whole submit on PostgreSQL as one statement, its own transaction: the user's count of
@@ -23,11 +23,11 @@ const SUBMIT_TASK = fixedStatement<TaskRow>(
     update users set tasks_unfinished = users.tasks_unfinished + 1, quota = users.quota - $1::bigint,
       used_quota = users.used_quota + $1::bigint, updated_at = $4::bigint
     where users.id = $2::bigint and ($5::bigint = 0 or users.tasks_unfinished < $5::bigint)
-      and ${userTakeFits("$1::bigint")}
+      and ${orNothingTaken(userTakeFits)("$1::bigint")}
     returning users.id
   ), t as (
     update tokens set used_quota = tokens.used_quota + $1::bigint, updated_at = $4::bigint
-    where tokens.id = $3::bigint and $1::bigint > 0 and ${tokenTakeFits("$1::bigint")}
+    where tokens.id = $3::bigint and $1::bigint > 0 and ${orNothingTaken(tokenTakeFits)("$1::bigint")}
     returning tokens.id
   ), l as (
     insert into ledger (user_id, token_id, kind, amount, reference, note, created_at)

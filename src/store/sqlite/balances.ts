@@ -1,5 +1,6 @@
 import { unixNow } from "../../core/ids.js";
 import { tokenAllows, userAllows } from "../../core/ledger/charge-rules.js";
+import { tokenTakeFits, userTakeFits } from "../ledger-guards.js";
 import type { SqliteConnection, SqliteStatement } from "./connection.js";
 import type { GroupCommit } from "./group-commit.js";
 
@@ -30,17 +31,13 @@ interface TokenRow {
 const of = new WeakMap<GroupCommit, BatchBalances>();
 
 /**
- * The hold's rules, written once. A hold takes `amount` from the user's balance only while the
- * balance and the credit line cover it, and adds it to the token's usage only while the token's
- * limit (if any) leaves room for it. The statements are the rows' form of the rules (parameters:
- * amount, amount, time, user id, amount; amount, time, token id, amount), the functions their
- * in-memory form (in the ledger's rules); the ledger's direct path and the batch balances both
- * use them.
+ * A hold's takes on SQLite's rows, their conditions rendered from the hold rule's one source
+ * (ledger-guards.ts; in memory, userAllows and tokenAllows). Parameters: amount, amount, time,
+ * user id, amount; amount, time, token id, amount. The ledger's direct path and the batch
+ * balances both use them.
  */
-export const TAKE_USER_SQL =
-  "update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and quota + credit_line >= ?";
-export const TAKE_TOKEN_SQL =
-  "update tokens set used_quota = used_quota + ?, updated_at = ? where id = ? and (quota_limit is null or quota_limit - used_quota >= ?)";
+export const TAKE_USER_SQL = `update users set quota = quota - ?, used_quota = used_quota + ?, updated_at = ? where id = ? and ${userTakeFits("?")}`;
+export const TAKE_TOKEN_SQL = `update tokens set used_quota = used_quota + ?, updated_at = ? where id = ? and ${tokenTakeFits("?")}`;
 /** A give-back (parameters: amount, amount, time, user id; amount, time, token id). */
 export const GIVE_USER_SQL =
   "update users set quota = quota + ?, used_quota = used_quota - ?, updated_at = ? where id = ?";

@@ -14,29 +14,18 @@ import {
   settlementPlan,
   settleRow,
 } from "../../core/ledger/charge-rules.js";
+import type { HoldInput, HoldRefusal } from "../ledger-engine.js";
 import { BatchBalances, GIVE_TOKEN_SQL, GIVE_USER_SQL, TAKE_TOKEN_SQL, TAKE_USER_SQL } from "./balances.js";
 import type { SqliteConnection, SqliteStatement } from "./connection.js";
 import type { GroupCommit } from "./group-commit.js";
-
-/** A charge as both ledger paths open it. */
-export interface OpenChargeInput {
-  userId: number;
-  tokenId: number | null;
-  amount: number;
-  reference: string;
-  note: string;
-  /** Unix milliseconds by which the charge must be closed. */
-  closeBy: number;
-  instance: string;
-}
 
 /**
  * The ledger's stand-alone operations (a charge, a settlement, a refund) as synchronous functions
  * over prepared statements, run as plain operations of the store's group commit (no savepoint of
  * their own: when one throws, the group commit runs its batch again with one; see GroupCommit).
- * The rules are those of `core/ledger/charge-rules.ts`, as on the query-builder path in
- * ledger.ts; the caller must hold the store's only connection while one runs (see `Ledger`), so
- * nothing interleaves with it.
+ * The rules are those of `core/ledger/charge-rules.ts`, as in the in-transaction form
+ * (ledger-steps.ts); the caller must hold the store's only connection while one runs (see
+ * SqliteLedgerEngine), so nothing interleaves with it.
  */
 export class SqliteLedger {
   private readonly chargeUser: SqliteStatement;
@@ -58,7 +47,7 @@ export class SqliteLedger {
    * BatchBalances); otherwise a hold the token's limit refuses throws, since the user's side was
    * written by then.
    */
-  readonly charge: (input: OpenChargeInput) => "user" | "token" | null;
+  readonly charge: (input: HoldInput) => HoldRefusal | null;
   /** The balances of the group commit's batches, when the ledger runs in one. */
   private readonly balances: BatchBalances | null;
   readonly refund: (reference: string, note: string) => ClosingOutcome;
@@ -91,7 +80,7 @@ export class SqliteLedger {
     this.moveToken = db.prepare(GIVE_TOKEN_SQL);
     this.noteSeen = db.prepare("update charges set seen = ?, close_by = ? where reference = ? and state = 'open'");
 
-    this.charge = (input: OpenChargeInput) => {
+    this.charge = (input: HoldInput) => {
       const now = unixNow();
       const opening = openCharge(input);
       const { take, row } = opening;
