@@ -1,6 +1,6 @@
 import { GatewayError } from "../errors.js";
 import type { CallKind } from "../metering/call-kind.js";
-import { explainTokenHold, tokenPriced } from "../metering/token-priced.js";
+import { tokenPriced } from "../metering/token-priced.js";
 import type { TokenPrice, TokenUsage } from "../pricing.js";
 import { ChatAccount } from "./account.js";
 import type { ChatRequest } from "./canonical.js";
@@ -37,24 +37,18 @@ function translatable<C extends ChatChannel>(deps: ChatRelayDeps<C>, ordered: C[
  */
 export function chatKind<C extends ChatChannel>(deps: ChatRelayDeps<C>): ChatKind<C> {
   return {
-    ...tokenPriced,
+    ...tokenPriced({
+      input: "input",
+      asker: "The request",
+      param: "max_tokens",
+      lower: "a lower output limit (max_tokens) lowers that bound",
+    }),
     label: "chat",
     unknownModel: (model) =>
       new GatewayError("GW_ERR_NOT_FOUND", `The model "${model}" does not exist.`, { param: "model" }),
-    tooDear: () =>
-      new GatewayError("GW_ERR_VALIDATION", "The request asks for more output than can be charged.", {
-        param: "max_tokens",
-      }),
     narrow: (ordered, call, attempts) => translatable(deps, ordered, call, attempts),
     worstCase: (call) => holdUsage(call.request, deps.modelMaxOutputTokens),
     estimate: (call) => inputTokenEstimate(call.request),
-    explainRefusedHold: (err, amount, worst) =>
-      explainTokenHold(
-        err,
-        amount,
-        `${worst.promptTokens} input and ${worst.outputTokens} output tokens`,
-        "a lower output limit (max_tokens) lowers that bound",
-      ),
     upstreamRequest: (call) => call.request,
     prepare: (request, call) => inlineImages(request, (url, field) => deps.fetchImage(url, field, call.signal)),
     unusableInput: "an input image could not be used",

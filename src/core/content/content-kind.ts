@@ -1,6 +1,6 @@
 import { GatewayError } from "../errors.js";
 import type { CallKind } from "../metering/call-kind.js";
-import { explainTokenHold, tokenPriced } from "../metering/token-priced.js";
+import { tokenPriced } from "../metering/token-priced.js";
 import type { TokenPrice, TokenUsage } from "../pricing.js";
 import { estimatePromptTokens } from "./estimate.js";
 import { holdUsage } from "./hold.js";
@@ -33,23 +33,17 @@ export type ContentKind<C> = CallKind<ContentCall, UpstreamBody, TokenPrice, Tok
  */
 export function contentKind<C>(defaults: ModelLimits): ContentKind<C> {
   return {
-    ...tokenPriced,
+    ...tokenPriced({
+      input: "prompt",
+      asker: "generationConfig",
+      param: "generationConfig",
+      lower: "generationConfig.maxOutputTokens and thinkingConfig.thinkingBudget lower that bound",
+    }),
     label: "content",
     unknownModel: (model) =>
       new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`),
-    tooDear: () =>
-      new GatewayError("GW_ERR_VALIDATION", "generationConfig asks for more output than can be charged.", {
-        param: "generationConfig",
-      }),
     worstCase: (call) => holdUsage(call.body, call.bodyBytes, modelLimits(call.model, defaults)),
     estimate: (call) => estimatePromptTokens(call.body),
-    explainRefusedHold: (err, amount, worst) =>
-      explainTokenHold(
-        err,
-        amount,
-        `${worst.promptTokens} prompt and ${worst.outputTokens} output tokens`,
-        "generationConfig.maxOutputTokens and thinkingConfig.thinkingBudget lower that bound",
-      ),
     upstreamRequest: upstreamBody,
     account: () => new ContentChunkAccount(),
   };
