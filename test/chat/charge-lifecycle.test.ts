@@ -1,12 +1,12 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chatRelayDeps } from "../../src/api/chat/relay-deps.js";
 import { chatRequestFromOpenAi } from "../../src/api/openai-chat/request.js";
 import type { ChatEvent } from "../../src/core/chat/canonical.js";
 import type { ChatCall, ChatSink } from "../../src/core/chat/ports.js";
 import { streamChat } from "../../src/core/chat/relay.js";
 import { GuardedFetcher } from "../../src/net/guarded-fetch.js";
 import { Charges } from "../../src/store/charges.js";
+import { chatRelayDeps } from "../../src/wiring/metering.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import { settlingRecorder } from "../support/settling-recorder.js";

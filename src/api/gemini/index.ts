@@ -6,15 +6,19 @@ import type { ContentCall } from "../../core/content/ports.js";
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
-import { principalOf, requireToken } from "../auth-hook.js";
+import { contentRelayDeps, type MeteringServices } from "../../wiring/metering.js";
+import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import { bodyTextOf, installInputBounds } from "../input-bounds.js";
+import type { ModelCatalogDeps } from "../models/catalog.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { forwardableText } from "./forwardable-body.js";
 import { countContentTokens, geminiModelRoutes } from "./models.js";
-import { type ContentSurfaceDeps, contentRelayDeps } from "./relay-deps.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
 import { clientStreamSink } from "./stream-sink.js";
+
+/** What the Gemini-native content surface uses. */
+export type ContentSurfaceDeps = MeteringServices & TokenAuthDeps & ModelCatalogDeps;
 
 const METHODS = ["generateContent", "streamGenerateContent", "countTokens"] as const;
 type Method = (typeof METHODS)[number];

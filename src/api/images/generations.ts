@@ -3,19 +3,25 @@ import type { FastifyInstance } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
 import { GatewayError } from "../../core/errors.js";
 import { findImageModel } from "../../core/images/catalog.js";
-import { generateImages, type ImageCallRecord } from "../../core/images/generate-images.js";
+import { generateImages } from "../../core/images/generate-images.js";
+import type { MeteredLogRow } from "../../core/metering/ports.js";
 import { RequestDownloads } from "../../net/byte-budget.js";
-import { principalOf, requireToken } from "../auth-hook.js";
+import { type ImagePorts, imageGenerationDeps, refundInterruptedAttempts } from "../../wiring/image-generation.js";
+import { requestLogger } from "../../wiring/metering.js";
+import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
 import { toGatewayError } from "../surfaces.js";
-import { type ImagePorts, imagePorts, refundInterruptedAttempts } from "./generation-ports.js";
 import { ImageGenerationBody, ImagesResponse, imageField } from "./schemas.js";
 
 /** POST /v1/images/generations (Bearer token). */
-export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports: ImagePorts }) {
+export async function imageGenerationRoutes(
+  base: FastifyInstance,
+  opts: { ports: ImagePorts & { deps: TokenAuthDeps } },
+) {
   const { deps } = opts.ports;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook("onRequest", requireToken(deps));
+  const logRow = requestLogger(deps, "images");
 
   app.post(
     "/images/generations",
@@ -32,25 +38,9 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
       const body = request.body;
       const started = Date.now();
       let recorded = false;
-      const record = (entry: ImageCallRecord) => {
+      const record = (row: MeteredLogRow) => {
         recorded = true;
-        deps.requestLogs.log({
-          created_at: Math.floor(started / 1000),
-          request_id: request.id,
-          user_id: principal.userId,
-          token_id: principal.tokenId,
-          channel_id: entry.channelId,
-          surface: "images",
-          model: entry.model,
-          // Images delivered; the token columns have no meaning for images.
-          prompt_tokens: 0,
-          completion_tokens: entry.images,
-          cached_tokens: 0,
-          quota: entry.quota,
-          latency_ms: Date.now() - started,
-          status: entry.status,
-          error: entry.error,
-        });
+        logRow(row);
       };
       // Input images stay in memory until the request ends; their bytes are given back then.
       const downloads = new RequestDownloads(opts.ports.inputBytes, deps.config.images.fetchMaxBytesPerRequest);
@@ -68,7 +58,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
         // the instance running the key died runs it again, and its charge replaces the earlier's.
         return await answerIdempotently(deps.idempotency, request, reply, async (run) => {
           if (run && run.attempt > 1) await refundInterruptedAttempts(deps, run);
-          const ports = imagePorts(
+          const ports = imageGenerationDeps(
             opts.ports,
             { id: request.id, generatedId: request.headers["x-request-id"] !== request.id, userId: principal.userId },
             record,
@@ -78,6 +68,7 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
           return {
             status: 200,
             body: await generateImages(ports, {
+              requestId: request.id,
               userId: principal.userId,
               tokenId: principal.tokenId,
               group: principal.group,
@@ -94,10 +85,17 @@ export async function imageGenerationRoutes(base: FastifyInstance, opts: { ports
         if (!recorded) {
           const gwError = toGatewayError(err);
           record({
-            model: findImageModel(body.model)?.name ?? body.model,
+            requestId: request.id,
+            userId: principal.userId,
+            tokenId: principal.tokenId,
             channelId: null,
+            model: findImageModel(body.model)?.name ?? body.model,
+            promptTokens: 0,
+            outputTokens: 0,
+            cachedTokens: 0,
             quota: 0,
-            images: 0,
+            startedAt: started,
+            latencyMs: Date.now() - started,
             status: gwError.status,
             error: gwError.message,
           });

@@ -2,11 +2,12 @@ import type { FastifyInstance } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import { ByteBudget } from "../../net/byte-budget.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
+import type { ImageGenerationServices } from "../../wiring/image-generation.js";
+import type { TokenAuthDeps } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
-import { imageFileRoutes } from "./files.js";
-import type { ImageSurfaceDeps } from "./generation-ports.js";
+import { FILES_PATH, imageFileRoutes } from "./files.js";
 import { imageGenerationRoutes } from "./generations.js";
 
 /**
@@ -15,7 +16,9 @@ import { imageGenerationRoutes } from "./generations.js";
  */
 export async function imageRoutes(
   app: FastifyInstance,
-  opts: { deps: ImageSurfaceDeps & { /** Where generated images are stored. */ imageFiles: BlobStore } },
+  opts: {
+    deps: ImageGenerationServices & TokenAuthDeps & { /** Where generated images are stored. */ imageFiles: BlobStore };
+  },
 ) {
   installSurface(app, errorShapeOf(app.prefix));
   const { deps } = opts;
@@ -30,6 +33,8 @@ export async function imageRoutes(
   const inputBytes = new ByteBudget(deps.config.images.fetchMaxBytesInFlight, (used) =>
     deps.metrics.imageInputBytes.set(used),
   );
-  await app.register(imageGenerationRoutes, { ports: { deps, blobs, guarded, trusted, inputBytes } });
+  await app.register(imageGenerationRoutes, {
+    ports: { deps, blobs, filesPath: FILES_PATH, guarded, trusted, inputBytes },
+  });
   await app.register(imageFileRoutes, { blobs });
 }

@@ -1,4 +1,4 @@
-import { estimateTextTokens } from "../content/estimate.js";
+import { estimateTextTokens } from "../metering/token-settlement.js";
 import type { TokenUsage } from "../pricing.js";
 import type { ChatMessage, ChatPart, ChatRequest } from "./canonical.js";
 

@@ -1,10 +1,7 @@
+import { estimateTextTokens } from "../metering/token-settlement.js";
+
 /** Tokens assumed for one inline or file part (an image is billed at 258 tokens by Gemini). */
 export const MEDIA_PART_TOKENS = 258;
-
-/** About four characters of text make one token. Rounded up. */
-export function estimateTextTokens(chars: number): number {
-  return Math.ceil(Math.max(0, chars) / 4);
-}
 
 function partsOf(content: unknown): unknown[] {
   const parts = (content as { parts?: unknown })?.parts;

@@ -1,4 +1,22 @@
-import type { GeneratedImage, UpstreamImageCall } from "./generate-images.js";
+import type { ImageModel } from "./catalog.js";
+import type { InputImage } from "./image-input.js";
+import type { ImageMime } from "./image-type.js";
+
+/** One upstream generation call, as every adapter receives it. */
+export interface UpstreamImageCall {
+  /** The model name the channel knows (after its model mapping). */
+  upstreamModel: string;
+  catalog: ImageModel;
+  prompt: string;
+  images: InputImage[];
+  aspectRatio: string | null;
+  n: number;
+}
+
+export interface GeneratedImage {
+  mimeType: ImageMime;
+  bytes: Buffer;
+}
 
 /** Downloads an image URL an upstream answered with; `trusted` when it is on the channel's own host. */
 export type ResultDownloader = (url: string, options: { trusted: boolean }) => Promise<GeneratedImage>;

@@ -1,5 +1,5 @@
-import type { GeneratedImage, UpstreamImageCall } from "../../core/images/generate-images.js";
 import { sniffImageType } from "../../core/images/image-type.js";
+import type { GeneratedImage, UpstreamImageCall } from "../../core/images/image-upstream.js";
 import { ImageNotReturnedError } from "../../core/images/no-image-error.js";
 import { callUpstream } from "../http.js";
 import { geminiError } from "./errors.js";

@@ -1,6 +1,5 @@
-import type { GeneratedImage, UpstreamImageCall } from "../../core/images/generate-images.js";
 import { sniffImageType } from "../../core/images/image-type.js";
-import type { ResultDownloader } from "../../core/images/image-upstream.js";
+import type { GeneratedImage, ResultDownloader, UpstreamImageCall } from "../../core/images/image-upstream.js";
 import { ImageNotReturnedError } from "../../core/images/no-image-error.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
 import type { ImageEndpoint } from "../gemini/image.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { settlementFor } from "./settlement.js";
-import { ContentAccount } from "./usage.js";
+import { ContentAccount } from "../content/usage.js";
+import { settlementFor } from "./token-settlement.js";
 
 const chunk = (text: string, usage?: Record<string, number>) => ({
   candidates: [{ content: { role: "model", parts: [{ text }] } }],

@@ -43,8 +43,8 @@ export function clientErrorFor(err: UpstreamError): GatewayError {
   return new GatewayError("GW_ERR_UPSTREAM", `The upstream failed: ${err.message}`, { status, cause: err });
 }
 
-/** Any failure of a relayed call as the error the client sees. */
-export function toContentError(err: unknown): GatewayError {
+/** Any failure of a metered call as the error the client sees. */
+export function toClientError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
   if (isUpstreamError(err)) return clientErrorFor(err);
   return new GatewayError("GW_ERR_INTERNAL", undefined, { cause: err });

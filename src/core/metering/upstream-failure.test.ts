@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { UpstreamError } from "../upstream-error.js";
 import { clientErrorFor } from "./upstream-failure.js";
 
-describe("content upstream failures", () => {
+describe("upstream failures", () => {
   it("maps upstream failures to the status a client of Google's API expects", () => {
     const status = (kind: "retryable" | "refused" | "auth", s: number | null) =>
       clientErrorFor(new UpstreamError(kind, "x", { status: s })).status;

@@ -1,0 +1,37 @@
+import type { TokenUsage } from "../pricing.js";
+
+/** About four characters of text make one token. Rounded up. */
+export function estimateTextTokens(chars: number): number {
+  return Math.ceil(Math.max(0, chars) / 4);
+}
+
+/** What a token-priced answer has produced so far (content's and chat's accounts). */
+export interface TokenAccount {
+  /** The last usage the upstream reported; null while it reported none. */
+  readonly usage: TokenUsage | null;
+  /** Chunks or events seen (a whole answer counts as one). */
+  chunks: number;
+  /** Characters of output text seen. */
+  textChars: number;
+}
+
+/** How a pre-charged token-priced call ends in the ledger. */
+export type TokenSettlement = { kind: "refund" } | { kind: "settle"; usage: TokenUsage; estimated: boolean };
+
+/**
+ * The billing rule of a finished (or broken, or abandoned) call:
+ * - the upstream reported usage: settle to the last cumulative report, whatever happened after;
+ * - no usage but text was produced: settle to an estimate (prompt estimate + text produced);
+ * - nothing produced: refund everything.
+ */
+export function settlementFor(account: TokenAccount, promptEstimate: number) {
+  if (account.usage) return { kind: "settle", usage: account.usage, estimated: false } as TokenSettlement;
+  if (account.chunks > 0 && account.textChars > 0) {
+    return {
+      kind: "settle",
+      usage: { promptTokens: promptEstimate, outputTokens: estimateTextTokens(account.textChars), cachedTokens: 0 },
+      estimated: true,
+    } as TokenSettlement;
+  }
+  return { kind: "refund" } as TokenSettlement;
+}
