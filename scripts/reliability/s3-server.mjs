@@ -1,11 +1,15 @@
-// The run's S3 service, a process of its own: s3rver on a loopback port with one bucket, except
-// that a HEAD on the bucket (HeadBucket, each gateway's start-up check) answers as S3 does: the
-// bucket exists and the request's signature holds, nothing listed. s3rver serves HEAD with its
-// GET handler, which lists up to 1,000 objects by a synchronous walk of the whole bucket folder
-// and reads each one's metadata: with the run's thousands of stored files one start-up check took
-// seconds of s3rver's single thread, and every other instance's reads and writes waited behind it.
+// The run's S3 service, a process of its own: s3rver on a loopback port with one bucket, with two
+// of its answers made to cost what they cost on S3, since s3rver's one thread serves every
+// instance and a slow answer holds up all the others:
+// - a HEAD on the bucket (HeadBucket, each gateway's start-up check) answers from the bucket's
+//   existence and the request's signature. s3rver serves HEAD with its GET handler, which lists
+//   up to 1,000 objects by a synchronous walk of the whole bucket folder and reads each one's
+//   metadata: with the run's thousands of stored files one check took seconds;
+// - a DELETE of an object removes its files only. s3rver then reads the whole folder the object
+//   was in, synchronously, to remove it when empty: a folder of thousands of files per delete.
 //
 //   node scripts/reliability/s3-server.mjs <directory> <port> <bucket>
+import { unlink } from "node:fs/promises";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
@@ -20,6 +24,18 @@ bucketActions.getBucket = async function getBucket(ctx) {
     return;
   }
   return listObjects(ctx);
+};
+
+const FilesystemStore = require("s3rver/lib/stores/filesystem.js");
+FilesystemStore.prototype.deleteObject = async function deleteObject(bucket, key) {
+  const files = ["object", "object.md5", "metadata.json"].map((kind) => this.getResourcePath(bucket, key, kind));
+  await Promise.all(
+    files.map((file) =>
+      unlink(file).catch((err) => {
+        if (err.code !== "ENOENT") throw err;
+      }),
+    ),
+  );
 };
 
 const [directory, port, bucket] = process.argv.slice(2);
