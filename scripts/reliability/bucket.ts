@@ -1,15 +1,15 @@
 /**
  * The run's shared bucket: s3rver started as a child process of its own on a free loopback port
  * (not inside the run's process, whose event loop is busy with the load it sends), with one bucket
- * made at its start. The gateways store every file there, as instances behind one address do.
+ * made at its start, and HeadBucket answered without a listing (see s3-server.mjs). The gateways
+ * store every file there, as instances behind one address do.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
-import { type Child, freePort, waitReady } from "./processes.js";
+import { type Child, freePort, ROOT, waitReady } from "./processes.js";
 
 /** s3rver's own key pair: the run's bucket lives on loopback for the run's length only. */
 const ACCESS_KEY = "S3RVER";
@@ -26,18 +26,15 @@ export interface RunBucket {
 }
 
 export async function startRunBucket(track: (child: Child) => void, tempDirs: string[]): Promise<RunBucket> {
-  const require = createRequire(import.meta.url);
-  const cli = path.join(path.dirname(require.resolve("s3rver/package.json")), "bin", "s3rver.js");
   const directory = mkdtempSync(path.join(os.tmpdir(), "mg-rel-s3-"));
   tempDirs.push(directory);
   const bucket = "mg-reliability";
   const prefix = "run";
   const port = await freePort();
-  const proc = spawn(
-    process.execPath,
-    [cli, "-d", directory, "-a", "127.0.0.1", "-p", String(port), "--silent", "--configure-bucket", bucket],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const server = path.join(ROOT, "scripts", "reliability", "s3-server.mjs");
+  const proc = spawn(process.execPath, [server, directory, String(port), bucket], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const collect = (chunk: Buffer) => {
     for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") lines.push(line);
@@ -83,8 +80,8 @@ export async function startRunBucket(track: (child: Child) => void, tempDirs: st
       S3_REGION: region,
       S3_ACCESS_KEY_ID: ACCESS_KEY,
       S3_SECRET_ACCESS_KEY: ACCESS_KEY,
-      // s3rver is one JavaScript process serving three instances on a 2-core machine under the
-      // run's load: a restarted instance's check of the bucket may wait behind their writes.
+      // s3rver is one JavaScript process serving three instances on a 2-core machine that others
+      // may share: a restarted instance's check of the bucket may wait behind their writes.
       S3_CHECK_TIMEOUT_MS: "60000",
     },
   };

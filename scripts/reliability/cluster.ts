@@ -16,9 +16,10 @@ export const IDEMPOTENCY_LEASE_MS = 4000;
 /**
  * Three gateway instances on one PostgreSQL, one Redis and one S3 bucket (the env's `BLOB_URL`):
  * a file one instance stored (an upload, a video copied to storage) is served by any, as in a
- * deployment of many instances. Each keeps its port, data folder and instance name across
- * restarts, as a supervisor restarting a crashed process would, so that a restarted instance
- * recognises the charges its earlier run left open. With
+ * deployment of many instances, and one public address (the env's `PUBLIC_BASE_URL`, the run's
+ * balancer) from which every instance builds the URLs it hands out. Each keeps its port, data
+ * folder and instance name across restarts, as a supervisor restarting a crashed process would,
+ * so that a restarted instance recognises the charges its earlier run left open. With
  * `RELIABILITY_FRESH_INSTANCE_NAMES=1` a restarted instance gets a new name instead (it then does
  * not recognise them, and only the reaper closes them).
  */
@@ -48,7 +49,6 @@ export class Cluster {
       ...this.env,
       DATA_DIR: this.dirs[i] as string,
       INSTANCE_NAME: name,
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     });
     this.track(child);
     await waitReady(child, () => gatewayReady(child.url));

@@ -16,7 +16,8 @@
  *   npm run reliability            (TEST_DATABASE_URL and TEST_REDIS_URL, or the local defaults)
  *   npm run reliability -- --help  (the size options)
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import fc from "fast-check";
 import type { UsageRecord } from "../../src/simulator/server.js";
 import { type FuzzRequest, fuzzViolation, operationsOf, requestFor } from "../../test/reliability/fuzz-requests.js";
@@ -32,6 +33,7 @@ import {
   TASK_LEASE_MS,
   TASK_UNSENT_GRACE_MS,
 } from "./cluster.js";
+import { startRunFront } from "./front.js";
 import { type MediaUser, runMediaPhase } from "./media-phase.js";
 import { checkMoney, RUN_PRICES } from "./money-report.js";
 import { fetchViolations, outcomeViolations, secretViolations } from "./outcome-checks.js";
@@ -78,6 +80,8 @@ async function run(): Promise<number> {
   await waitReady(sim, async () => (await fetch(`${sim.url}/audioa/fetch`, { method: "POST" })).status === 401);
 
   const ports = [await freePort(), await freePort(), await freePort()];
+  // One public address for every instance, as behind a deployment's load balancer.
+  const front = await startRunFront(await freePort(), ports, (c) => children.push(c), tempDirs);
   const cluster = new Cluster(
     ports,
     {
@@ -86,6 +90,7 @@ async function run(): Promise<number> {
       REDIS_KEY_PREFIX: prefix,
       ...s3.env,
       ADMIN_KEY,
+      PUBLIC_BASE_URL: front.url,
       // The upload phase's files come from a host of the run on loopback.
       UPLOAD_ALLOW_PRIVATE_URLS: "true",
       // An upload's task may not be swept while its file is fetched: the sweep waits this long more.
@@ -118,7 +123,7 @@ async function run(): Promise<number> {
   // The first instance migrates the fresh store alone; the others start once it is ready.
   await cluster.start(0);
   await Promise.all([cluster.start(1), cluster.start(2)]);
-  log(`simulator on ${sim.url}; gateways on ${ports.join(", ")}`);
+  log(`simulator on ${sim.url}; gateways on ${ports.join(", ")}; public address ${front.url}`);
 
   const base = (cluster.gateways[0] as Child).url;
   const admin = (method: string, urlPath: string, body?: unknown) =>
@@ -186,8 +191,7 @@ async function run(): Promise<number> {
     user: rollingUser,
     model: Object.keys(RUN_PRICES.tokens)[0] as string,
     channelRatio: CHANNEL_RATIO.content,
-    track: (child) => children.push(child),
-    tempDirs,
+    balancer: front.balancer,
     log,
   });
   violations.push(...rolling.violations);
@@ -308,7 +312,7 @@ async function run(): Promise<number> {
       ...money.figures,
       ["fuzz cases against the live cluster", `${fuzzCases}`, "no 5xx, each in its surface's shape"],
     ];
-    for (const v of violations.slice(0, 40)) log(`violation: ${v}`);
+    for (const v of violations) log(`violation: ${v}`);
     const table = [
       "| figure | value | expected |",
       "|---|---:|---|",
@@ -328,6 +332,13 @@ async function run(): Promise<number> {
 
 async function cleanUp() {
   await Promise.all(children.map((c) => stopChild(c)));
+  // RELIABILITY_LOG_DIR keeps every child's lines, one file each, for diagnosis.
+  const logDir = process.env.RELIABILITY_LOG_DIR;
+  if (logDir) {
+    mkdirSync(logDir, { recursive: true });
+    for (const c of children)
+      writeFileSync(path.join(logDir, `${c.name}-${c.proc.pid}.log`), `${c.lines.join("\n")}\n`);
+  }
   if (dropDatabase) await dropDatabase().catch((err) => log(`could not drop the run database: ${err}`));
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 }

@@ -216,7 +216,12 @@ export function closureFigures(rows: ChargeRow[], kills: Kill[], boundMs: number
       const after = Math.max(0, row.closed_at - kill.restartedAt);
       slowestMs = Math.max(slowestMs, after);
       if (after > boundMs) {
-        violations.push(`${row.reference} closed ${after} ms after ${kill.instance} restarted (bound ${boundMs} ms)`);
+        const opened = kill.killedAt - row.created_at;
+        const down = kill.restartedAt - kill.killedAt;
+        violations.push(
+          `${row.reference} closed ${after} ms after ${kill.instance} restarted (bound ${boundMs} ms; ` +
+            `opened ${opened} ms before the kill, restarted ${down} ms after it)`,
+        );
       }
     }
   }

@@ -1,29 +1,23 @@
 /**
- * The rolling-restart phase of the run: HAProxy with the shipped configuration
- * (deploy/haproxy.cfg, only its addresses and ports replaced, Docker's resolvers left out) in front
- * of the instances it names (gateway-1 and gateway-2), a steady load of content answers, model
- * lists and slow streams through it, while each of those instances in turn is stopped with
- * SIGTERM, started again and put back in rotation. Every request must be answered; the calls join
- * the money checks (billed for what each client received).
+ * The rolling-restart phase of the run: through the run's public address (HAProxy with the
+ * shipped configuration, see front.ts) a steady load of content answers, model lists and slow
+ * streams, while each instance in turn is stopped with SIGTERM, started again and put back in
+ * rotation. Every request must be answered; the calls join the money checks (billed for what each
+ * client received).
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { HAPROXY, loopbackConfig, startHaproxy } from "../../test/support/haproxy.js";
+import type { HaproxyProcess } from "../../test/support/haproxy.js";
 import { type Restartable, restartEach } from "../../test/support/rolling-restart.js";
 import { startSteadyLoad } from "../../test/support/steady-load.js";
 import type { Cluster } from "./cluster.js";
 import type { ClientCall } from "./money-checks.js";
-import { type Child, freePort, ROOT } from "./processes.js";
 
 export interface RollingPhaseOptions {
   user: { id: number; key: string; groupRatio: number };
   model: string;
   /** The content channel's price ratio (the calls are priced at group ratio x this). */
   channelRatio: number;
-  /** Registers the balancer's process, so that the run's clean-up stops it by its PID too. */
-  track(child: Child): void;
-  tempDirs: string[];
+  /** The run's balancer in front of every instance; null when HAProxy is not installed. */
+  balancer: HaproxyProcess | null;
   log(line: string): void;
 }
 
@@ -37,23 +31,13 @@ export interface RollingPhaseResult {
 }
 
 export async function runRollingPhase(cluster: Cluster, o: RollingPhaseOptions): Promise<RollingPhaseResult> {
-  if (!HAPROXY) {
+  const lb = o.balancer;
+  if (!lb) {
     o.log("rolling restarts skipped: haproxy is not installed (apt-get install haproxy)");
     const figures: Array<[string, string, string]> = [["requests failed across rolling restarts", "skipped", "0"]];
     return { failed: null, requests: 0, calls: [], figures, violations: [] };
   }
-  const dir = mkdtempSync(path.join(os.tmpdir(), "mg-rel-lb-"));
-  o.tempDirs.push(dir);
-  const port = await freePort();
-  const behind = [0, 1];
-  const config = loopbackConfig(readFileSync(path.join(ROOT, "deploy/haproxy.cfg"), "utf8"), {
-    port,
-    servers: Object.fromEntries(behind.map((i) => [`gateway-${i + 1}`, (cluster.gateways[i] as Child).port])),
-    // The shipped interval: the instances run with the default readiness delay it is made for.
-    checkInterval: "1s",
-  });
-  const lb = await startHaproxy(config, dir, port);
-  o.track({ name: "haproxy", port, url: lb.url, proc: lb.proc, lines: lb.lines, exited: lb.exited });
+  const behind = cluster.gateways.map((_, i) => i);
   o.log(`HAProxy on ${lb.url} in front of ${behind.map((i) => `gateway-${i + 1}`).join(", ")}`);
 
   const load = startSteadyLoad({
@@ -68,6 +52,11 @@ export async function runRollingPhase(cluster: Cluster, o: RollingPhaseOptions):
   let records: Awaited<ReturnType<typeof restartEach>> = [];
   const violations: string[] = [];
   try {
+    // An instance the run killed just before may not be back in rotation yet: each is, first.
+    const inRotation = () =>
+      behind.every((i) => lb.transitions(`gateway-${i + 1}`, "UP") >= lb.transitions(`gateway-${i + 1}`, "DOWN"));
+    const until = Date.now() + 20_000;
+    while (!inRotation() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const instances: Restartable[] = behind.map((i) => ({
       name: `gateway-${i + 1}`,
@@ -80,7 +69,6 @@ export async function runRollingPhase(cluster: Cluster, o: RollingPhaseOptions):
     await new Promise((resolve) => setTimeout(resolve, 2000));
   } finally {
     await load.stop();
-    await lb.stop();
   }
   for (const r of records) {
     o.log(`${r.name}: SIGTERM to exit ${r.stopMs} ms (code ${r.exitCode}); back in rotation ${r.backMs} ms later`);

@@ -109,7 +109,7 @@ describe("the run's store checks", () => {
     expect(figures).toMatchObject({ leftOpen: 3, closed: 2, slowestMs: 37_000, stillOpen: 2 });
     expect(figures.violations).toEqual([
       "image:b (left open by the kill of gateway-2) is still open",
-      "content:c closed 37000 ms after gateway-2 restarted (bound 20000 ms)",
+      "content:c closed 37000 ms after gateway-2 restarted (bound 20000 ms; opened 200 ms before the kill, restarted 2000 ms after it)",
       "content:d is still open",
     ]);
     expect(closureFigures(rows.slice(0, 1), [kill], 20_000).violations).toEqual([]);

@@ -22,7 +22,10 @@ export const HAPROXY: string | null =
 export interface LoopbackLayout {
   /** The frontend's port on 127.0.0.1. */
   port: number;
-  /** Each server of the configuration by name, and the 127.0.0.1 port it is at here. */
+  /**
+   * Each server by name and the 127.0.0.1 port it is at here. A name the configuration does not
+   * have is added to the backend of its servers, as an operator scaling out adds a `server` line.
+   */
   servers: Record<string, number>;
   /** The health checks' interval (`inter`), shortened so that a test does not wait seconds. */
   checkInterval: string;
@@ -59,6 +62,13 @@ export function loopbackConfig(text: string, layout: LoopbackLayout): string {
       }
       return out;
     });
+  }
+  const backend = sections.find((s) => s.lines.some((line) => line[0] === "server"));
+  if (backend) {
+    const named = new Set(backend.lines.filter((line) => line[0] === "server").map((line) => line[1]));
+    for (const [name, port] of Object.entries(layout.servers)) {
+      if (!named.has(name)) backend.lines.push(["server", name, `127.0.0.1:${port}`]);
+    }
   }
   return renderHaproxyConfig(sections);
 }
