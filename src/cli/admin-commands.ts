@@ -1,18 +1,17 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { AdminStores } from "../api/admin/admin-stores.js";
 import * as catalog from "../api/admin/catalog-operations.js";
+import { CreateChannelBody, UpdateChannelBody } from "../api/admin/schemas.js";
+import * as people from "../api/admin/user-operations.js";
 import {
-  CreateChannelBody,
   CreateTokenBody,
   CreateUserBody,
   SetPriceBody,
   TopUpBody,
-  UpdateChannelBody,
   UpdatePriceBody,
   UpdateTokenBody,
   UpdateUserBody,
-} from "../api/admin/schemas.js";
-import * as people from "../api/admin/user-operations.js";
+} from "../contracts/admin.js";
 import type { PriceKind } from "../store/prices.js";
 import { vendors } from "../upstreams/registry.js";
 import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";

@@ -1,35 +1,6 @@
-import { type Static, Type } from "@sinclair/typebox";
 import { settingSpecs } from "../../core/channel-settings.js";
-import { CAPABILITIES } from "../../core/vendor-adapter.js";
 import type { VendorRegistry } from "../../core/vendor-registry.js";
-
-/** One channel type as the admin API lists it: what it serves and which settings its calls read. */
-export const ChannelTypeView = Type.Object(
-  {
-    type: Type.String({ description: "the value of a channel's `type`", examples: ["openai-chat"] }),
-    description: Type.String({ description: "what the type speaks" }),
-    capabilities: Type.Array(Type.Union(CAPABILITIES.map((c) => Type.Literal(c))), {
-      description:
-        "what its channels serve: `content` (Gemini-native), `chat`, `images`, `tasks` (audio task families), `videos`",
-    }),
-    task_platforms: Type.Array(Type.String(), {
-      description: "the task platforms (`audioa`, `audiob`, `video`) whose actions its task protocol does",
-    }),
-    settings: Type.Array(
-      Type.Object(
-        {
-          name: Type.String({ description: "the name in a channel's `settings`", examples: ["timeout_ms"] }),
-          description: Type.String(),
-          schema: Type.Object({}, { additionalProperties: true, description: "its JSON schema (type and bounds)" }),
-        },
-        { additionalProperties: false },
-      ),
-      { description: "the channel settings its calls read" },
-    ),
-  },
-  { additionalProperties: false },
-);
-export type ChannelTypeView = Static<typeof ChannelTypeView>;
+import type { ChannelTypeView } from "./schemas.js";
 
 /** Every channel type of the registry, in its order. */
 export function channelTypeViews(registry: Pick<VendorRegistry, "adapters" | "capabilitiesOf" | "platformsOf">) {

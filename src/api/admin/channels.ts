@@ -1,23 +1,22 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type TProperties, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import {
+  GroupParams,
+  GroupRatioView,
+  PriceParams,
+  PriceView,
+  SetGroupRatioBody,
+  SetPriceBody,
+  UpdatePriceBody,
+} from "../../contracts/admin.js";
+import { Envelope, IdParams, ok } from "../../contracts/common.js";
+import { ChannelTestView } from "../../contracts/records.js";
 import { testChannel } from "../../routing/channel-probe.js";
 import type { OperatorLists } from "./admin-deps.js";
 import { type AdminStores, notFound } from "./admin-stores.js";
 import * as ops from "./catalog-operations.js";
-import { ChannelTypeView } from "./channel-types.js";
-import { ChannelTestView } from "./ops-schemas.js";
-import {
-  CreateChannelBody,
-  GroupParams,
-  IdParams,
-  PriceParams,
-  SetGroupRatioBody,
-  SetPriceBody,
-  UpdateChannelBody,
-  UpdatePriceBody,
-} from "./schemas.js";
-import { ChannelView, Envelope, GroupRatioView, ok, PriceView } from "./views.js";
+import { ChannelTypeView, ChannelView, CreateChannelBody, UpdateChannelBody } from "./schemas.js";
 
 const Deleted = (identity: TProperties) =>
   Type.Object({ ...identity, deleted: Type.Literal(true) }, { additionalProperties: false });
