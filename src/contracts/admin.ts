@@ -261,24 +261,27 @@ export const SetGroupRatioBody = Type.Object(
 
 // ---- records ----
 
+const IdText = Type.String({ pattern: "^[0-9]{1,15}$" });
+/** What every record list is filtered and paged by. */
+const RecordListFields = {
+  limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,4}$" })),
+  after: Type.Optional(IdText),
+  user_id: Type.Optional(IdText),
+  task_id: Type.Optional(Type.String({ pattern: "^[\\x21-\\x7e]{1,64}$" })),
+};
+
 export const TaskListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,4}$" })),
-    after: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$" })),
-    user_id: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$" })),
+    ...RecordListFields,
     status: Type.Optional(Type.String({ pattern: "^[A-Z_]{1,32}$" })),
     platform: Type.Optional(Type.String({ pattern: "^[a-z0-9]{1,32}$" })),
-    task_id: Type.Optional(Type.String({ pattern: "^[\\x21-\\x7e]{1,64}$" })),
   },
   { additionalProperties: false },
 );
 
 export const WebhookListQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,4}$" })),
-    after: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$" })),
-    user_id: Type.Optional(Type.String({ pattern: "^[0-9]{1,15}$" })),
-    task_id: Type.Optional(Type.String({ pattern: "^[\\x21-\\x7e]{1,64}$" })),
+    ...RecordListFields,
     status: Type.Optional(Type.Union([Type.Literal("pending"), Type.Literal("delivered"), Type.Literal("failed")])),
   },
   { additionalProperties: false },

@@ -10,6 +10,8 @@ export const MAX_PASSWORD_LENGTH = 1024;
 
 /** Checked by the route (length at least 10), so the message can say so in words. */
 export const Password = Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: "at least 10 characters" });
+/** The pages' rule for a new password: its length checked before it is sent. */
+export const NewPassword = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH });
 export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: "^[^@\\s]+@[^@\\s]+$" });
 const AccountName = Type.String({ minLength: 1, maxLength: 100 });
 

@@ -1,6 +1,9 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import type { AdminStores } from "../../admin/admin-stores.js";
+import * as ops from "../../admin/user-operations.js";
+import { userView } from "../../admin/views.js";
 import {
   CreatedTokenView,
   CreatedUserView,
@@ -17,10 +20,7 @@ import { Envelope, IdParams, ListQuery, limitOf, ok } from "../../contracts/comm
 import { LedgerEntryView, TopUpView } from "../../contracts/records.js";
 import { shownReference } from "../../core/top-up-reference.js";
 import type { OperatorLists } from "./admin-deps.js";
-import type { AdminStores } from "./admin-stores.js";
 import { UserListQuery } from "./ops-schemas.js";
-import * as ops from "./user-operations.js";
-import { userView } from "./views.js";
 
 const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { notFound } from "../../api/admin/admin-stores.js";
+import { notFound } from "../../admin/admin-stores.js";
 import { Envelope, IdParams, ok } from "../../contracts/common.js";
 import { ConsoleSettingsView, InviteCreated } from "../../contracts/console.js";
 import { GatewayError } from "../../core/errors.js";

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { hashPassword, passwordProblem } from "../../auth/passwords.js";
 import {
   AcceptInviteBody,
   InviteAnswer,
@@ -13,7 +14,6 @@ import {
 import { GatewayError } from "../../core/errors.js";
 import { sha256Hex, unixNow } from "../../core/ids.js";
 import { answerOf } from "./console-auth.js";
-import { hashPassword, passwordProblem } from "./passwords.js";
 import { type ConsoleRouteDeps, requireSession, selfSignupOn } from "./route-deps.js";
 
 /** Routes that sign in take no credentials (the document marks them public). */

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import * as ops from "../../api/admin/user-operations.js";
+import * as ops from "../../admin/user-operations.js";
 import { CreatedTokenView, TokenView } from "../../contracts/admin.js";
 import {
   NewTokenBody,

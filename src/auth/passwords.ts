@@ -1,5 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../../contracts/console.js";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../contracts/console.js";
 
 const KEY_LENGTH = 32;
 const R = 8;

@@ -1,6 +1,6 @@
-import { settingSpecs } from "../../core/channel-settings.js";
-import type { VendorRegistry } from "../../core/vendor-registry.js";
-import type { ChannelTypeView } from "./schemas.js";
+import { settingSpecs } from "../core/channel-settings.js";
+import type { VendorRegistry } from "../core/vendor-registry.js";
+import type { ChannelTypeView } from "./channel-contracts.js";
 
 /** Every channel type of the registry, in its order. */
 export function channelTypeViews(registry: Pick<VendorRegistry, "adapters" | "capabilitiesOf" | "platformsOf">) {

@@ -1,10 +1,10 @@
-import type { PriceView, TokenView, UserView } from "../../contracts/admin.js";
-import type { Channel } from "../../core/channel.js";
-import { settingsToApi } from "../../core/channel-settings.js";
-import type { PriceRow } from "../../store/prices.js";
-import type { TokenRow } from "../../store/tokens.js";
-import type { UserRow } from "../../store/users.js";
-import type { ChannelView } from "./schemas.js";
+import type { PriceView, TokenView, UserView } from "../contracts/admin.js";
+import type { Channel } from "../core/channel.js";
+import { settingsToApi } from "../core/channel-settings.js";
+import type { PriceRow } from "../store/prices.js";
+import type { TokenRow } from "../store/tokens.js";
+import type { UserRow } from "../store/users.js";
+import type { ChannelView } from "./channel-contracts.js";
 
 /** The admin contracts' views built from the store's rows and core's records. */
 

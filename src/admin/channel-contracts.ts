@@ -1,9 +1,9 @@
 import type { Static } from "@sinclair/typebox";
-import { channelContracts } from "../../contracts/admin.js";
-import { channelTypeContract } from "../../contracts/channel-types.js";
-import { ChannelSettingsApiSchema } from "../../core/channel-settings.js";
-import { CAPABILITIES } from "../../core/vendor-adapter.js";
-import { vendors } from "../../upstreams/registry.js";
+import { channelContracts } from "../contracts/admin.js";
+import { channelTypeContract } from "../contracts/channel-types.js";
+import { ChannelSettingsApiSchema } from "../core/channel-settings.js";
+import { CAPABILITIES } from "../core/vendor-adapter.js";
+import { vendors } from "../upstreams/registry.js";
 
 /**
  * The contracts that depend on what this gateway knows: a channel's type is one of the vendor
@@ -15,6 +15,9 @@ export const { channelWritable, ChannelView, CreateChannelBody, UpdateChannelBod
   ChannelSettingsApiSchema,
 );
 export type ChannelView = Static<typeof ChannelView>;
+
+/** The channel types this gateway knows, in the registry's order. */
+export const CHANNEL_TYPES: readonly string[] = vendors.types;
 
 export const ChannelTypeView = channelTypeContract(CAPABILITIES);
 export type ChannelTypeView = Static<typeof ChannelTypeView>;

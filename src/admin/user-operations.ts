@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import { invalidIpEntry } from "../../auth/authenticator.js";
+import { invalidIpEntry } from "../auth/authenticator.js";
 import {
   type CreateTokenBody,
   type CreateUserBody,
@@ -8,11 +8,11 @@ import {
   type UpdateTokenBody,
   type UpdateUserBody,
   UserView,
-} from "../../contracts/admin.js";
-import { writableFields } from "../../contracts/common.js";
-import { GatewayError } from "../../core/errors.js";
-import { newWebhookSecret } from "../../webhooks/signature.js";
-import { assertWebhookTarget } from "../../webhooks/target.js";
+} from "../contracts/admin.js";
+import { writableFields } from "../contracts/common.js";
+import { GatewayError } from "../core/errors.js";
+import { newWebhookSecret } from "../webhooks/signature.js";
+import { assertWebhookTarget } from "../webhooks/target.js";
 import { type AdminStores, assertSameIdentity, notFound } from "./admin-stores.js";
 import { tokenView, userView } from "./views.js";
 
