@@ -1,7 +1,11 @@
 /**
- * The import rules of src/, held by CI (`npm run lint:imports`). The layers, bottom to top:
- * core/ (rules and use cases, plain data in and out) <- store/, upstreams/, blobs/ (adapters) <-
- * api/, workers/ and the rest <- app.ts and main.ts (the wiring).
+ * The import rules of src/, held by CI (`npm run lint:imports`; test/foundation/import-rules.test.ts
+ * proves that each fires). The layers, bottom to top:
+ * contracts/ (the TypeBox views and bodies shared by HTTP, the command line and the console's
+ * server and pages; TypeBox only) and core/ (rules and use cases, plain data in and out) <-
+ * store/, upstreams/, blobs/ (adapters) <- admin/ (the operator's use cases over the stores) <-
+ * api/ (HTTP only), console/, workers/ and the rest <- wiring/ (ports over adapters) and app*.ts
+ * <- main.ts. No two folders import each other, even through other files.
  */
 /** Libraries and Node modules that reach a database, the network, the file system or a process. */
 const npm = (names) => `(^|/)node_modules/(${names.join("|")})/`;
@@ -21,12 +25,81 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: "no-folder-cycles",
+      severity: "error",
+      comment: "No two folders of src/ import each other, directly or through others (a loop the file rule cannot see).",
+      scope: "folder",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
       name: "console-pages-stay-in-the-browser",
       severity: "error",
       comment:
-        "The console's pages (console/web/) run in the browser: they import their own files and browser libraries, no server code.",
+        "The console's pages (console/web/) run in the browser: they import their own files, the contracts and browser libraries, no server code.",
       from: { path: "^src/console/web/" },
-      to: { path: "^src/", pathNot: "^src/console/web/" },
+      to: { path: "^src/", pathNot: ["^src/console/web/", "^src/contracts/"] },
+    },
+    {
+      name: "contracts-are-browser-safe",
+      severity: "error",
+      comment: "contracts/ is shared with the browser: it imports TypeBox and its own files, nothing else.",
+      from: { path: "^src/contracts/" },
+      to: { pathNot: ["^src/contracts/", "(^|/)node_modules/@sinclair/typebox/"] },
+    },
+    {
+      name: "api-only-adapts-http",
+      severity: "error",
+      comment:
+        "api/ reaches the store through ports that wiring/ builds: it imports store/ for types only. Until the relay " +
+        "wiring moves to wiring/ with the relay rewrite, its four files keep their store imports.",
+      from: {
+        path: "^src/api/",
+        pathNot: [
+          "^src/api/chat/relay-deps\\.ts$",
+          "^src/api/gemini/relay-deps\\.ts$",
+          "^src/api/images/generation-ports\\.ts$",
+          "^src/api/relay-services\\.ts$",
+        ],
+      },
+      to: { path: "^src/store/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "api-does-not-import-the-console",
+      severity: "error",
+      comment: "The console is registered by the app beside the admin API; api/ never imports it.",
+      from: { path: "^src/api/" },
+      to: { path: "^src/console/" },
+    },
+    {
+      name: "console-uses-api-helpers-only",
+      severity: "error",
+      comment:
+        "The console's server uses api/'s shared HTTP helpers (the files at its root) and serves a user's own videos " +
+        "and task records through the videos surface's handlers and the task record's schema; no other surface.",
+      from: { path: "^src/console/" },
+      to: { path: "^src/api/", pathNot: ["^src/api/[^/]+$", "^src/api/videos/", "^src/api/tasks/schemas\\.ts$"] },
+    },
+    {
+      name: "api-surfaces-stay-apart",
+      severity: "error",
+      comment:
+        "A surface (api/<surface>/) imports its own files and the shared helpers at api/'s root, never another " +
+        "surface; api/chat/ holds what the two chat dialects share. The relay wiring is exempt until it moves.",
+      from: {
+        path: "^src/api/([^/]+)/",
+        pathNot: ["^src/api/gemini/relay-deps\\.ts$", "^src/api/images/generation-ports\\.ts$"],
+      },
+      to: { path: "^src/api/", pathNot: ["^src/api/$1/", "^src/api/[^/]+$", "^src/api/chat/"] },
+    },
+    {
+      name: "cli-goes-through-the-wiring",
+      severity: "error",
+      comment:
+        "The command line uses core/, contracts/, admin/ and wiring/ (and config, auth, events at their level): " +
+        "never a surface, and the store or an upstream only through wiring/ (types excepted).",
+      from: { path: "^src/cli/" },
+      to: { path: "^src/(api|store|upstreams|console)/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "no-server-code-imports-the-pages",
@@ -66,9 +139,9 @@ module.exports = {
     {
       name: "upstreams-speak-the-wire-only",
       severity: "error",
-      comment: "An upstream adapter imports core/ and its own protocol's helpers, never a surface or the store.",
+      comment: "An upstream adapter imports core/, net/ and upstreams/ only: never a surface, the store or the wiring.",
       from: { path: "^src/upstreams/" },
-      to: { path: "^src/(api|store|workers|app\\.ts|main\\.ts)" },
+      to: { path: "^src/", pathNot: "^src/(core|net|upstreams)/" },
     },
     {
       name: "no-climbing-to-the-wiring",

@@ -24,6 +24,7 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import pg from "pg";
+import type { SeriesBy } from "../src/core/usage-series.js";
 import { ConsoleReads } from "../src/store/console-reads.js";
 import { openStore, type Store } from "../src/store/database.js";
 import { migrateToLatest } from "../src/store/migrate.js";
@@ -32,7 +33,6 @@ import { dropPartitionsBefore, ensureMonthPartitions, monthStart } from "../src/
 import { requestLogInsert } from "../src/store/request-logs.js";
 import { RetentionRows } from "../src/store/retention.js";
 import { backfillUsageTotals } from "../src/store/usage-aggregates.js";
-import type { SeriesBy } from "../src/store/usage-series.js";
 import type { UsageBy } from "../src/store/usage-totals.js";
 
 const { values } = parseArgs({

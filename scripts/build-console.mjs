@@ -11,6 +11,8 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SOURCES = path.join(ROOT, "src", "console", "web");
+/** The contracts the pages take their types and form rules from: bundled with them. */
+const CONTRACTS = path.join(ROOT, "src", "contracts");
 export const CONSOLE_OUT = path.join(ROOT, "dist", "console");
 
 function newest(entry) {
@@ -21,11 +23,11 @@ function newest(entry) {
   return latest;
 }
 
-/** True when index.html is missing or older than a source of the pages. */
+/** True when index.html is missing or older than a source of the pages or a contract. */
 export function consoleIsStale(outDir = CONSOLE_OUT) {
   const index = path.join(outDir, "index.html");
   if (!existsSync(index)) return true;
-  return newest(SOURCES) > statSync(index).mtimeMs;
+  return Math.max(newest(SOURCES), newest(CONTRACTS)) > statSync(index).mtimeMs;
 }
 
 function writeAtomic(file, bytes) {

@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { hashPassword } from "../src/console/server/passwords.js";
+import { hashPassword } from "../src/auth/passwords.js";
 import { startSimulator } from "../src/simulator/server.js";
 import { launchBrowser } from "../test/console/browser/browser.js";
 import { startTestGateway } from "../test/support/gateway.js";

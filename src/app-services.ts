@@ -7,7 +7,7 @@ import type { BackgroundService } from "./background-service.js";
 import type { BlobStore } from "./blobs/blob-store.js";
 import { openBlobStore } from "./blobs/open-blob-store.js";
 import type { Config } from "./config.js";
-import { buildConsoleServices, type ConsoleServices } from "./console/server/console-services.js";
+import type { ConsoleServices } from "./console/server/console-services.js";
 import type { VendorRegistry } from "./core/vendor-registry.js";
 import type { ChangeBus, ChangeTopic } from "./events/change-bus.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "./idempotency/idempotency-keys.js";
@@ -27,6 +27,7 @@ import type { Tokens } from "./store/tokens.js";
 import { UserImages } from "./store/user-images.js";
 import type { Users } from "./store/users.js";
 import { vendors } from "./upstreams/registry.js";
+import { buildConsoleServices } from "./wiring/console-services.js";
 
 /**
  * The gateway's services, built once per gateway. Each surface takes the part it uses (the deps

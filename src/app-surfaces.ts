@@ -10,14 +10,15 @@ import { openAiChatRoutes } from "./api/openai-chat/index.js";
 import { opsRoutes } from "./api/ops/index.js";
 import { installSurface } from "./api/surfaces.js";
 import { taskRoutes } from "./api/tasks/index.js";
-import { taskSurfacePorts } from "./api/tasks/surface-ports.js";
 import { videoFileRoutes } from "./api/videos/files.js";
 import { videoRoutes } from "./api/videos/index.js";
-import { videoSurfacePorts } from "./api/videos/ports.js";
 import type { GatewayServices } from "./app-services.js";
+import { consoleAdminRoutes } from "./console/server/admin-console-routes.js";
 import { consoleApiRoutes } from "./console/server/index.js";
 import { consoleWebRoutes } from "./console/web-server.js";
 import type { TaskStore } from "./store/tasks.js";
+import { taskSurfacePorts } from "./wiring/task-ports.js";
+import { videoSurfacePorts } from "./wiring/video-ports.js";
 
 /**
  * Registers the API docs and every public surface, each given the part of the services its
@@ -33,7 +34,14 @@ export async function registerSurfaces(
   // Anything outside a surface (unknown paths at the root) answers in the envelope shape.
   installSurface(app, "envelope");
   await app.register(opsRoutes, { deps: services });
-  await app.register(adminRoutes, { deps: services, prefix: "/api/admin" });
+  await app.register(
+    async (admin) => {
+      await adminRoutes(admin, { deps: services });
+      // The console's operator routes (invites, console settings) share the admin API's scope and check.
+      await admin.register(consoleAdminRoutes, { deps: services });
+    },
+    { prefix: "/api/admin" },
+  );
   await app.register(taskRoutes, { deps: taskSurfacePorts(services, taskStore, requireToken(services)) });
   await app.register(videoRoutes, {
     deps: videoSurfacePorts(services, taskStore, requireToken(services)),

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ERRORS, type ErrorName, GatewayError, isGatewayError } from "../core/errors.js";
-import { isStoreBusy } from "../store/busy.js";
+import { isStoreBusy } from "../core/store-busy.js";
 import { type Surface, withErrorResponses } from "./error-schemas.js";
 
 export type { Surface };

@@ -1,10 +1,10 @@
 import type { Channel } from "../core/channel.js";
 import { TASK_PLATFORMS } from "../core/tasks/families.js";
+import { SNIFF_BYTES, sniffMediaType } from "../core/tasks/media-sniff.js";
 import { type ResultCopierPort, ResultCopyError, type ResultFile } from "../core/tasks/result-files.js";
 import { GuardedFetchError, type GuardedFetcher } from "../net/guarded-fetch.js";
 import { type BlobStore, BlobTooLargeError } from "./blob-store.js";
 import { BLOB_KEY } from "./blob-types.js";
-import { SNIFF_BYTES, sniffMediaType } from "./media-sniff.js";
 
 /** Path, under a family, where stored task results are served. */
 export const TASK_FILES_PATH = "files";

@@ -1,20 +1,18 @@
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { AdminStores } from "../api/admin/admin-stores.js";
-import * as catalog from "../api/admin/catalog-operations.js";
+import type { AdminStores } from "../admin/admin-stores.js";
+import * as catalog from "../admin/catalog-operations.js";
+import { CHANNEL_TYPES, CreateChannelBody, UpdateChannelBody } from "../admin/channel-contracts.js";
+import * as people from "../admin/user-operations.js";
 import {
-  CreateChannelBody,
   CreateTokenBody,
   CreateUserBody,
   SetPriceBody,
   TopUpBody,
-  UpdateChannelBody,
   UpdatePriceBody,
   UpdateTokenBody,
   UpdateUserBody,
-} from "../api/admin/schemas.js";
-import * as people from "../api/admin/user-operations.js";
+} from "../contracts/admin.js";
 import type { PriceKind } from "../store/prices.js";
-import { vendors } from "../upstreams/registry.js";
 import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";
 
 /** What a command hands to its action: parsed flags and the positional words after the verb. */
@@ -218,7 +216,7 @@ export const COMMANDS: Record<string, AdminCommand> = {
     run: (s, id) => catalog.showChannel(s, id),
   }),
   "channel create": command({
-    usage: `channel create --name NAME --type ${vendors.types.join("|")} --base-url URL --key KEY --models a,b
+    usage: `channel create --name NAME --type ${CHANNEL_TYPES.join("|")} --base-url URL --key KEY --models a,b
                  [--groups g1,g2] [--priority N] [--weight N] [--price-ratio X] [--model-mapping a=b,c=d]`,
     flags: CHANNEL_FLAGS,
     prepare: (inv) => {

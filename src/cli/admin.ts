@@ -1,20 +1,11 @@
 import { parseArgs } from "node:util";
-import type { AdminStores } from "../api/admin/admin-stores.js";
 import { resetAdminKey } from "../auth/admin-key.js";
 import { type Config, loadConfig } from "../config.js";
 import { configFilePath, loadConfigWithFile } from "../config-file.js";
 import { isGatewayError } from "../core/errors.js";
 import type { ChangeTopic } from "../events/change-bus.js";
 import { RedisChangeBus } from "../events/redis-change-bus.js";
-import { Channels } from "../store/channels.js";
-import { openStore, type Store } from "../store/database.js";
-import { Ledger } from "../store/ledger.js";
-import { migrateToLatest } from "../store/migrate.js";
-import { PriceBook } from "../store/prices.js";
-import { Settings } from "../store/settings.js";
-import { Tokens } from "../store/tokens.js";
-import { Users } from "../store/users.js";
-import { vendors } from "../upstreams/registry.js";
+import { openCommandStore } from "../wiring/command-line.js";
 import { COMMANDS } from "./admin-commands.js";
 import { UsageError } from "./flags.js";
 import { humanText } from "./human-output.js";
@@ -43,22 +34,6 @@ ${Object.values(OPERATOR_USAGE)
 --json prints the result as one JSON line (field names as in the admin API).
 Exit codes: 0 done, 1 failure (store unreachable...), 2 usage or invalid value (nothing written),
 3 not found, 4 conflict with the current state (a revoked token, a channel still in use).`;
-
-function storesOf(store: Store, config: Config, changed: Set<ChangeTopic>): AdminStores {
-  return {
-    users: new Users(store.db),
-    tokens: new Tokens(store.db),
-    channels: new Channels(store.db),
-    prices: new PriceBook(store.db),
-    ledger: Ledger.forStore(store),
-    vendors,
-    allowPrivateWebhooks: config.webhooks.allowPrivateUrls,
-    // Told to running gateways through Redis after the command, when Redis is configured.
-    announce: async (topic) => {
-      changed.add(topic);
-    },
-  };
-}
 
 /**
  * Tells running gateways through Redis (when configured) to drop what changed; without Redis, or
@@ -133,11 +108,11 @@ export async function runAdminCommand(args: string[], io: AdminIo = process): Pr
   }
 
   const config = configure(io.env);
-  const store = openStore(config.databaseUrl);
+  const store = openCommandStore(config);
   try {
-    await migrateToLatest(store);
+    await store.migrate();
     const changed = new Set<ChangeTopic>();
-    const result = await cmd.run(storesOf(store, config, changed), prepared as never);
+    const result = await cmd.run(store.admin(config, changed), prepared as never);
     io.stdout.write(json ? `${JSON.stringify(result)}\n` : humanText(result));
     await announceChanges(io, config, changed);
     return EXIT.ok;
@@ -187,10 +162,10 @@ async function keyReset(rest: string[], io: AdminIo): Promise<number> {
       null,
     );
   }
-  const store = openStore(config.databaseUrl);
+  const store = openCommandStore(config);
   try {
-    await migrateToLatest(store);
-    const key = await resetAdminKey(new Settings(store.db));
+    await store.migrate();
+    const key = await resetAdminKey(store.settings);
     io.stdout.write(
       json
         ? `${JSON.stringify({ admin_key: key })}\n`
@@ -216,10 +191,10 @@ async function operatorCommand(verb: string | undefined, rest: string[], io: Adm
     if (message === null) throw err;
     return fail(io, EXIT.usage, message, usage);
   }
-  const store = openStore(config.databaseUrl);
+  const store = openCommandStore(config);
   try {
-    await migrateToLatest(store);
-    const done = await runOperatorCommand(store, inv, password, config.console.passwordCost);
+    await store.migrate();
+    const done = await runOperatorCommand(store.operators, inv, password, config.console.passwordCost);
     if (done.exit !== "ok") return fail(io, EXIT[done.exit], done.message ?? "", null);
     io.stdout.write(inv.json ? `${JSON.stringify(done.result)}\n` : humanText(done.result));
     return EXIT.ok;

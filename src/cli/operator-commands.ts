@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { hashPassword, passwordProblem } from "../console/server/passwords.js";
-import { ConsoleAccounts } from "../store/console-accounts.js";
-import { ConsoleSessions } from "../store/console-sessions.js";
-import type { Store } from "../store/database.js";
+import { hashPassword, passwordProblem } from "../auth/passwords.js";
+import type { CommandStore } from "../wiring/command-line.js";
 import { UsageError } from "./flags.js";
 
 /** Where an operator command reads a password typed or piped in. */
@@ -132,12 +130,12 @@ const shown = (row: { id: number; name: string; status: string; created_at: numb
 
 /** Runs an operator command on the store; a GatewayError-free result or a thrown UsageError. */
 export async function runOperatorCommand(
-  store: Store,
+  operators: CommandStore["operators"],
   inv: OperatorInvocation,
   password: string | null,
   cost: number,
 ): Promise<{ result: unknown; exit: "ok" | "notFound" | "conflict"; message?: string }> {
-  const accounts = new ConsoleAccounts(store.db);
+  const { accounts } = operators;
   if (inv.verb === "list") return { result: (await accounts.listOperators()).map(shown), exit: "ok" };
   const name = inv.name as string;
   if (inv.verb === "create") {
@@ -147,6 +145,6 @@ export async function runOperatorCommand(
   }
   const row = await accounts.setOperatorStatus(name, inv.verb === "disable" ? "disabled" : "enabled");
   if (!row) return { result: null, exit: "notFound", message: `no operator named "${name}"` };
-  if (inv.verb === "disable") await new ConsoleSessions(store.db).deleteAllOf("operator", Number(row.id));
+  if (inv.verb === "disable") await operators.sessions.deleteAllOf("operator", Number(row.id));
   return { result: shown(row), exit: "ok" };
 }

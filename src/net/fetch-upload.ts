@@ -1,5 +1,5 @@
-import { sniffMediaType } from "../blobs/media-sniff.js";
 import { GatewayError } from "../core/errors.js";
+import { sniffMediaType } from "../core/tasks/media-sniff.js";
 import type { BroughtInFile, FileIntakePort } from "../core/tasks/ports.js";
 import { GuardedFetchError, type GuardedFetcher } from "./guarded-fetch.js";
 

@@ -22,7 +22,6 @@ export class TaskSubmits implements TaskSubmitPort<TaskRow> {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly ledger: Ledger,
-    private readonly dialect: "sqlite" | "postgres",
   ) {}
 
   /**

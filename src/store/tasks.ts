@@ -28,7 +28,7 @@ export class TaskStore implements TaskSubmitPort<TaskRow>, TaskPollPort<TaskRow>
   private readonly reads: TaskReads;
 
   constructor(db: Kysely<Database>, ledger: Ledger, dialect: "sqlite" | "postgres") {
-    this.submits = new TaskSubmits(db, ledger, dialect);
+    this.submits = new TaskSubmits(db, ledger);
     this.polls = new TaskPolls(db, ledger, dialect);
     this.reads = new TaskReads(db);
   }

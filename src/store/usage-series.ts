@@ -1,9 +1,7 @@
 import { type Kysely, PostgresAdapter, type RawBuilder, sql } from "kysely";
+import { type SeriesBy, seriesBucketCount } from "../core/usage-series.js";
 import type { Database } from "./schema.js";
 import { DAY_SECONDS, HOUR_SECONDS } from "./usage-aggregates.js";
-
-/** What a series is split by. Tasks count under their platform as surface. */
-export type SeriesBy = "surface" | "model" | "channel";
 
 export interface SeriesQuery {
   /** One user's usage only; all users when absent. */
@@ -28,20 +26,6 @@ export interface SeriesBucket extends SeriesTotals {
   /** Unix seconds: where the bucket starts. */
   start: number;
   series: Record<string, SeriesTotals>;
-}
-
-/** Most buckets one query may ask for. */
-export const MAX_SERIES_BUCKETS = 500;
-
-/** The bucket count of a query; RangeError when it is empty or above MAX_SERIES_BUCKETS. */
-export function seriesBucketCount(q: Pick<SeriesQuery, "fromMs" | "toMs" | "bucketMs">): number {
-  if (!Number.isInteger(q.bucketMs) || q.bucketMs < 1000 || q.bucketMs % 1000 !== 0) {
-    throw new RangeError("the bucket width must be a whole number of seconds");
-  }
-  const count = Math.ceil((Math.floor(q.toMs / 1000) - Math.floor(q.fromMs / 1000)) / (q.bucketMs / 1000));
-  if (!(count >= 1)) throw new RangeError("the range must end after it starts");
-  if (count > MAX_SERIES_BUCKETS) throw new RangeError(`at most ${MAX_SERIES_BUCKETS} buckets`);
-  return count;
 }
 
 interface Row {

@@ -1,4 +1,4 @@
-import { hashPassword } from "../../src/console/server/passwords.js";
+import { hashPassword } from "../../src/auth/passwords.js";
 import type { TestGateway } from "../support/gateway.js";
 
 /** The scrypt cost of the console tests (the default, 15, is for real deployments). */

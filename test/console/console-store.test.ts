@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hashPassword, verifyPassword } from "../../src/console/server/passwords.js";
+import { hashPassword, verifyPassword } from "../../src/auth/passwords.js";
 import { ConsoleAccounts } from "../../src/store/console-accounts.js";
 import { ConsoleSessions } from "../../src/store/console-sessions.js";
 import { openStore, type Store } from "../../src/store/database.js";

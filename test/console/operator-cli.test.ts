@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyPassword } from "../../src/auth/passwords.js";
 import { runAdminCommand } from "../../src/cli/admin.js";
-import { verifyPassword } from "../../src/console/server/passwords.js";
 import { ConsoleAccounts } from "../../src/store/console-accounts.js";
 import { openStore } from "../../src/store/database.js";
 

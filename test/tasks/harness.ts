@@ -1,8 +1,8 @@
-import { taskSubmitPorts } from "../../src/api/tasks/surface-ports.js";
 import type { ConfigOverrides } from "../../src/config.js";
 import { findKind, type TaskKind } from "../../src/core/tasks/kinds.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { TaskStore } from "../../src/store/tasks.js";
+import { taskSubmitPorts } from "../../src/wiring/task-ports.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 
 /** Short poll timings so tests end quickly (no assertion depends on them). */

@@ -1,8 +1,8 @@
+import type { FastifyRequest } from "fastify";
+import type { AdminStores } from "../../admin/admin-stores.js";
 import type { Config } from "../../config.js";
-import type { ConsoleServices } from "../../console/server/console-services.js";
 import type { RateLimits } from "../../limits/rate-limits.js";
 import type { OperatorLists } from "../../store/operator-lists.js";
-import type { AdminStores } from "./admin-stores.js";
 
 export type { OperatorLists };
 
@@ -13,8 +13,14 @@ export interface AdminDeps extends Omit<AdminStores, "allowPrivateWebhooks"> {
   adminKeyHash(): Promise<string>;
   limits: Pick<RateLimits, "failAuthentication">;
   operatorLists: OperatorLists;
-  /** Operators' console sessions (accepted instead of the admin key), invites and console settings. */
-  console: ConsoleServices;
+  /** Operators' console sessions, accepted instead of the admin key. */
+  console: { auth: OperatorSessions };
   /** Absolute base URL of the links the API hands out (invites). */
   publicBaseUrl(): string;
+}
+
+/** A console session as the admin API checks it (the console's sign-in makes them). */
+export interface OperatorSessions {
+  sessionOf(request: FastifyRequest): Promise<{ role: string } | null>;
+  assertCsrf(request: FastifyRequest, session: { role: string }): void;
 }

@@ -1,23 +1,22 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type TProperties, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { testChannel } from "../../routing/channel-probe.js";
-import type { OperatorLists } from "./admin-deps.js";
-import { type AdminStores, notFound } from "./admin-stores.js";
-import * as ops from "./catalog-operations.js";
-import { ChannelTypeView } from "./channel-types.js";
-import { ChannelTestView } from "./ops-schemas.js";
+import { type AdminStores, notFound } from "../../admin/admin-stores.js";
+import * as ops from "../../admin/catalog-operations.js";
+import { ChannelTypeView, ChannelView, CreateChannelBody, UpdateChannelBody } from "../../admin/channel-contracts.js";
 import {
-  CreateChannelBody,
   GroupParams,
-  IdParams,
+  GroupRatioView,
   PriceParams,
+  PriceView,
   SetGroupRatioBody,
   SetPriceBody,
-  UpdateChannelBody,
   UpdatePriceBody,
-} from "./schemas.js";
-import { ChannelView, Envelope, GroupRatioView, ok, PriceView } from "./views.js";
+} from "../../contracts/admin.js";
+import { Envelope, IdParams, ok } from "../../contracts/common.js";
+import { ChannelTestView } from "../../contracts/records.js";
+import { testChannel } from "../../routing/channel-probe.js";
+import type { OperatorLists } from "./admin-deps.js";
 
 const Deleted = (identity: TProperties) =>
   Type.Object({ ...identity, deleted: Type.Literal(true) }, { additionalProperties: false });

@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AdminStores } from "../../admin/admin-stores.js";
 import { adminKeyMatches } from "../../auth/admin-key.js";
 import { bearerKey } from "../../auth/credentials.js";
-import { consoleAdminRoutes } from "../../console/server/admin-console-routes.js";
 import { GatewayError } from "../../core/errors.js";
 import { installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import type { AdminDeps } from "./admin-deps.js";
-import type { AdminStores } from "./admin-stores.js";
 import { channelAdminRoutes } from "./channels.js";
 import { overviewAdminRoutes } from "./overview.js";
 import { recordAdminRoutes } from "./records.js";
@@ -15,7 +14,9 @@ import { userAdminRoutes } from "./users.js";
 
 /**
  * The operator API under /api/admin, authorised by the admin key (Bearer or x-admin-key) or by an
- * operator's console session (its state changes carrying the session's `x-csrf-token`).
+ * operator's console session (its state changes carrying the session's `x-csrf-token`). Other
+ * operator routes (the console's invites and settings) are registered by the app in the same
+ * scope, under the same authorisation.
  */
 export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps }) {
   const { deps } = opts;
@@ -45,7 +46,6 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
   };
   await app.register(userAdminRoutes, { stores, lists: deps.operatorLists });
   await app.register(channelAdminRoutes, { lists: deps.operatorLists, stores });
-  await app.register(consoleAdminRoutes, { deps });
   await app.register(recordAdminRoutes, { lists: deps.operatorLists });
   await app.register(overviewAdminRoutes, { lists: deps.operatorLists });
 }

@@ -1,12 +1,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { Envelope, limitOf, ok } from "../../contracts/common.js";
+import { OverviewView, UsageView } from "../../contracts/records.js";
 import { GatewayError } from "../../core/errors.js";
-import { MAX_SERIES_BUCKETS, type SeriesBy, seriesBucketCount } from "../../store/usage-series.js";
+import { MAX_SERIES_BUCKETS, type SeriesBy, seriesBucketCount } from "../../core/usage-series.js";
 import type { UsageBy } from "../../store/usage-totals.js";
 import type { OperatorLists } from "./admin-deps.js";
-import { OverviewQuery, OverviewView, UsageQuery, UsageView } from "./ops-schemas.js";
-import { limitOf } from "./schemas.js";
-import { Envelope, ok } from "./views.js";
+import { OverviewQuery, UsageQuery } from "./ops-schemas.js";
 
 /** The range an overview covers, from its query; a 400 naming the field when it cannot be drawn. */
 function rangeOf(q: { minutes?: string; from?: string; to?: string; bucket_seconds?: string }, nowMs: number) {

@@ -1,15 +1,15 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { notFound } from "../../admin/admin-stores.js";
+import { TaskListQuery, WebhookListQuery } from "../../contracts/admin.js";
+import { Envelope, IdParams, limitOf, ok } from "../../contracts/common.js";
+import { AdminTaskView, RequestLogView, TaskDetailView, WebhookDeliveryView } from "../../contracts/records.js";
 import { GatewayError } from "../../core/errors.js";
 import type { TaskRow } from "../../store/task-reads.js";
 import type { WebhookDelivery } from "../../store/webhook-deliveries.js";
 import type { OperatorLists } from "./admin-deps.js";
-import { notFound } from "./admin-stores.js";
-import { RequestLogQuery, RequestLogView, TaskDetailView, TaskIdParams } from "./ops-schemas.js";
-import { AdminTaskView, WebhookDeliveryView } from "./record-views.js";
-import { IdParams, limitOf, TaskListQuery, WebhookListQuery } from "./schemas.js";
-import { Envelope, ok } from "./views.js";
+import { RequestLogQuery, TaskIdParams } from "./ops-schemas.js";
 
 const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));

@@ -1,24 +1,26 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { shownReference } from "../../store/top-up-reference.js";
-import type { OperatorLists } from "./admin-deps.js";
-import type { AdminStores } from "./admin-stores.js";
-import { UserListQuery } from "./ops-schemas.js";
-import { LedgerEntryView, TopUpView } from "./record-views.js";
+import type { AdminStores } from "../../admin/admin-stores.js";
+import * as ops from "../../admin/user-operations.js";
+import { userView } from "../../admin/views.js";
 import {
+  CreatedTokenView,
+  CreatedUserView,
   CreateTokenBody,
   CreateUserBody,
-  IdParams,
-  ListQuery,
-  limitOf,
   SetWebhookBody,
+  TokenView,
   TopUpBody,
   UpdateTokenBody,
   UpdateUserBody,
-} from "./schemas.js";
-import * as ops from "./user-operations.js";
-import { CreatedTokenView, CreatedUserView, Envelope, ok, TokenView, UserView, userView } from "./views.js";
+  UserView,
+} from "../../contracts/admin.js";
+import { Envelope, IdParams, ListQuery, limitOf, ok } from "../../contracts/common.js";
+import { LedgerEntryView, TopUpView } from "../../contracts/records.js";
+import { shownReference } from "../../core/top-up-reference.js";
+import type { OperatorLists } from "./admin-deps.js";
+import { UserListQuery } from "./ops-schemas.js";
 
 const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 

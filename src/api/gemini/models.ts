@@ -7,7 +7,7 @@ import { GatewayError } from "../../core/errors.js";
 import type { VendorRegistry } from "../../core/vendor-registry.js";
 import type { Channels } from "../../store/channels.js";
 import { principalOf } from "../auth-hook.js";
-import { type ModelCatalogDeps, modelsForToken } from "../models/catalog.js";
+import { type ModelCatalogDeps, modelsForToken } from "../model-catalog.js";
 
 const METHODS = ["generateContent", "streamGenerateContent", "countTokens"];
 

@@ -4,10 +4,10 @@ import type { Config } from "../../config.js";
 import { GatewayError } from "../../core/errors.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";
-import { ModelList, ModelObject } from "../openai-chat/answer-schemas.js";
+import { type ModelCatalogDeps, modelsForToken } from "../model-catalog.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
-import { type ModelCatalogDeps, modelsForToken } from "./catalog.js";
+import { ModelList, ModelObject } from "./schemas.js";
 
 /** Models are the gateway's own catalogue: one creation time for all (the listing has no other). */
 const CREATED = 1_735_689_600;

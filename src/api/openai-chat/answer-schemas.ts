@@ -72,14 +72,3 @@ export const ChatCompletionAnswer = {
     },
   },
 };
-
-const Model = Type.Object(
-  { id: Type.String(), object: Type.Literal("model"), created: Type.Integer(), owned_by: Type.String() },
-  Open,
-);
-
-export const ModelList = Type.Object(
-  { object: Type.Literal("list"), data: Type.Array(Model) },
-  { ...Open, description: "The models the token may use" },
-);
-export const ModelObject = Type.Object(Model.properties, { ...Open, description: "One model the token may use" });

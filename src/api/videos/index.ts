@@ -2,17 +2,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
 import { GatewayError } from "../../core/errors.js";
 import { FAMILY_SPECS } from "../../core/tasks/families.js";
-import { findKind, type TaskKind } from "../../core/tasks/kinds.js";
-import type { TaskAttachment, TaskIntake } from "../../core/tasks/ports.js";
-import { submitTask } from "../../core/tasks/submit.js";
-import type { TaskBody } from "../../core/tasks/task-kind.js";
-import { deleteVideo } from "../../core/videos/delete-video.js";
 import {
   checkVideoBody,
   DEFAULT_VIDEO_SECONDS,
   DEFAULT_VIDEO_SIZE,
   type VideoBody,
-} from "../../core/videos/video-body.js";
+} from "../../core/tasks/kinds/video-body.js";
+import { findKind, type TaskKind } from "../../core/tasks/kinds.js";
+import type { TaskAttachment, TaskIntake } from "../../core/tasks/ports.js";
+import { submitTask } from "../../core/tasks/submit.js";
+import type { TaskBody } from "../../core/tasks/task-kind.js";
+import { deleteVideo } from "../../core/videos/delete-video.js";
 import { renderVideo } from "../../core/videos/video-object.js";
 import { principalOf } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";

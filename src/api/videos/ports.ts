@@ -1,16 +1,12 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
-import type { Config } from "../../config.js";
 import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
 import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
-import { GuardedFetcher } from "../../net/guarded-fetch.js";
-import type { Store } from "../../store/database.js";
-import { VideoRows } from "../../store/videos.js";
+import type { VideoRows } from "../../store/videos.js";
 import type { BodyBounds } from "../input-bounds.js";
-import { type TaskSubmitParts, taskSubmitPorts } from "../tasks/surface-ports.js";
 import type { ReferenceLimits } from "./reference.js";
 
-/** What the videos surface uses, built where the routes are registered. */
+/** What the videos surface uses, built by the wiring (src/wiring/video-ports.ts). */
 export interface VideoSurfaceDeps {
   submit: TaskSubmitDeps;
   videos: VideoRows;
@@ -25,32 +21,4 @@ export interface VideoSurfaceDeps {
   /** Closes what the surface holds open (the reference fetcher's connections). */
   close(): Promise<void>;
   log: { warn(obj: object, msg: string): void };
-}
-
-export interface VideoSurfaceParts extends TaskSubmitParts {
-  config: TaskSubmitParts["config"] & Pick<Config, "videos" | "images">;
-  videoFiles: BlobStore;
-  store: Store;
-}
-
-/** The videos surface's ports over the task engine's submit, the store and the video files. */
-export function videoSurfacePorts(
-  parts: VideoSurfaceParts,
-  store: TaskSubmitDeps["store"],
-  authenticate: VideoSurfaceDeps["authenticate"],
-): VideoSurfaceDeps {
-  const { config } = parts;
-  const fetcher = new GuardedFetcher({ allowPrivate: config.images.allowPrivateUrls });
-  return {
-    submit: taskSubmitPorts(parts, store),
-    videos: new VideoRows(parts.store.db),
-    files: parts.videoFiles,
-    idempotency: parts.idempotency,
-    authenticate,
-    bodies: config.bodies.images,
-    retentionSeconds: config.videos.retentionSeconds,
-    reference: { maxBytes: config.videos.referenceMaxBytes, timeoutMs: config.images.fetchTimeoutMs, fetcher },
-    close: () => fetcher.close(),
-    log: parts.logger,
-  };
 }

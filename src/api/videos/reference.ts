@@ -1,8 +1,8 @@
 import { GatewayError } from "../../core/errors.js";
 import { sniffImageType } from "../../core/images/image-type.js";
+import type { VideoBody } from "../../core/tasks/kinds/video-body.js";
 import type { TaskAttachment, TaskIntake } from "../../core/tasks/ports.js";
 import type { TaskBody } from "../../core/tasks/task-kind.js";
-import type { VideoBody } from "../../core/videos/video-body.js";
 import { fetchImage, ImageFetchError } from "../../net/fetch-image.js";
 import { GuardedFetchError, type GuardedFetcher } from "../../net/guarded-fetch.js";
 import { isFormFile } from "./multipart.js";

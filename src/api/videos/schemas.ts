@@ -73,4 +73,4 @@ export const VideoContentQuery = Type.Object({
 export {
   VideoCreateSchema as VideoCreateBody,
   VideoRemixSchema as VideoRemixBody,
-} from "../../core/videos/video-body.js";
+} from "../../core/tasks/kinds/video-body.js";

@@ -1,13 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { notFound } from "../../api/admin/admin-stores.js";
-import { IdParams } from "../../api/admin/schemas.js";
-import { Envelope, ok } from "../../api/admin/views.js";
+import { notFound } from "../../admin/admin-stores.js";
+import { Envelope, IdParams, ok } from "../../contracts/common.js";
+import { ConsoleSettingsView, InviteCreated } from "../../contracts/console.js";
 import { GatewayError } from "../../core/errors.js";
 import { sha256Hex, unixNow } from "../../core/ids.js";
 import { type ConsoleRouteDeps, SELF_SIGNUP_SETTING, selfSignupOn } from "./route-deps.js";
-import { ConsoleSettingsView, InviteCreated } from "./schemas.js";
 
 /** The path of the console page that accepts an invite; the token rides in the fragment, never sent. */
 export const INVITE_PAGE = "/console/#/invite/";

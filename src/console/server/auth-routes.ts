@@ -1,11 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { GatewayError } from "../../core/errors.js";
-import { sha256Hex, unixNow } from "../../core/ids.js";
-import { answerOf } from "./console-auth.js";
-import { hashPassword, passwordProblem } from "./passwords.js";
-import { type ConsoleRouteDeps, requireSession, selfSignupOn } from "./route-deps.js";
+import { hashPassword, passwordProblem } from "../../auth/passwords.js";
 import {
   AcceptInviteBody,
   InviteAnswer,
@@ -14,7 +10,11 @@ import {
   SessionAnswerSchema,
   SignupBody,
   SignupSettings,
-} from "./schemas.js";
+} from "../../contracts/console.js";
+import { GatewayError } from "../../core/errors.js";
+import { sha256Hex, unixNow } from "../../core/ids.js";
+import { answerOf } from "./console-auth.js";
+import { type ConsoleRouteDeps, requireSession, selfSignupOn } from "./route-deps.js";
 
 /** Routes that sign in take no credentials (the document marks them public). */
 const PUBLIC: Record<string, string[]>[] = [];

@@ -1,16 +1,11 @@
-import type { Redis } from "ioredis";
-import type { Config } from "../../config.js";
-import { ConsoleAccounts } from "../../store/console-accounts.js";
-import { ConsoleReads } from "../../store/console-reads.js";
-import { ConsoleSessions } from "../../store/console-sessions.js";
-import type { Store } from "../../store/database.js";
-import { Settings } from "../../store/settings.js";
-import type { Users } from "../../store/users.js";
-import { ConsoleAuth } from "./console-auth.js";
-import { LoginLimits } from "./login-limits.js";
-import { SignIn } from "./sign-in.js";
+import type { ConsoleAccounts } from "../../store/console-accounts.js";
+import type { ConsoleReads } from "../../store/console-reads.js";
+import type { ConsoleSessions } from "../../store/console-sessions.js";
+import type { Settings } from "../../store/settings.js";
+import type { ConsoleAuth } from "./console-auth.js";
+import type { SignIn } from "./sign-in.js";
 
-/** The console's accounts, sessions and reads, built once per gateway. */
+/** The console's accounts, sessions and reads, built once per gateway (src/wiring/console-services.ts). */
 export interface ConsoleServices {
   auth: ConsoleAuth;
   signIn: SignIn;
@@ -18,32 +13,4 @@ export interface ConsoleServices {
   sessions: ConsoleSessions;
   reads: ConsoleReads;
   settings: Settings;
-}
-
-export function buildConsoleServices(parts: {
-  config: Pick<Config, "console" | "publicBaseUrl" | "redisKeyPrefix">;
-  store: Store;
-  users: Users;
-  redis: Redis | null;
-}): ConsoleServices {
-  const { config, store } = parts;
-  const accounts = new ConsoleAccounts(store.db);
-  const sessions = new ConsoleSessions(store.db);
-  const settings = new Settings(store.db);
-  const limits = new LoginLimits(
-    {
-      perAccount: config.console.loginFailuresPerAccount,
-      perAddress: config.console.loginFailuresPerAddress,
-      keyPrefix: config.redisKeyPrefix,
-    },
-    parts.redis,
-  );
-  return {
-    auth: new ConsoleAuth({ config, sessions, accounts, users: parts.users, settings }),
-    signIn: new SignIn(accounts, limits, config.console.passwordCost),
-    accounts,
-    sessions,
-    reads: new ConsoleReads(store.db),
-    settings,
-  };
 }

@@ -1,14 +1,22 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { LedgerEntryView } from "../../api/admin/record-views.js";
 import { TaskRecordSchema } from "../../api/tasks/schemas.js";
+import {
+  ImageItem,
+  MeAnswer,
+  PageQuery,
+  SpendAnswer,
+  SpendQuery,
+  TaskIdParams,
+  TaskQuery,
+} from "../../contracts/console.js";
+import { LedgerEntryView } from "../../contracts/records.js";
 import { GatewayError } from "../../core/errors.js";
 import { unixNow } from "../../core/ids.js";
 import { renderTaskRecord } from "../../core/tasks/record.js";
-import { shownReference } from "../../store/top-up-reference.js";
+import { shownReference } from "../../core/top-up-reference.js";
 import { type ConsoleRouteDeps, pageLimit, requireUser } from "./route-deps.js";
-import { ImageItem, MeAnswer, PageQuery, SpendAnswer, SpendQuery, TaskIdParams, TaskQuery } from "./schemas.js";
 
 const DAY = 86_400;
 const afterOf = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));

@@ -1,11 +1,8 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import * as ops from "../../api/admin/user-operations.js";
-import { CreatedTokenView, TokenView } from "../../api/admin/views.js";
-import { GatewayError } from "../../core/errors.js";
-import { unixNow } from "../../core/ids.js";
-import { type ConsoleRouteDeps, requireUser, storesOf } from "./route-deps.js";
+import * as ops from "../../admin/user-operations.js";
+import { CreatedTokenView, TokenView } from "../../contracts/admin.js";
 import {
   NewTokenBody,
   PlaygroundAnswer,
@@ -13,7 +10,10 @@ import {
   SetWebhookBody,
   TokenIdParams,
   WebhookAnswer,
-} from "./schemas.js";
+} from "../../contracts/console.js";
+import { GatewayError } from "../../core/errors.js";
+import { unixNow } from "../../core/ids.js";
+import { type ConsoleRouteDeps, requireUser, storesOf } from "./route-deps.js";
 
 /** How long a playground token works (seconds). */
 export const PLAYGROUND_TOKEN_SECONDS = 3600;

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import type { AdminStores } from "../../api/admin/admin-stores.js";
+import type { AdminStores } from "../../admin/admin-stores.js";
 import type { Config } from "../../config.js";
 import { GatewayError } from "../../core/errors.js";
 import type { UserImages } from "../../store/user-images.js";

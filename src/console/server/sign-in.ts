@@ -1,8 +1,8 @@
+import { decoyHash, verifyPassword } from "../../auth/passwords.js";
 import { GatewayError } from "../../core/errors.js";
 import type { ConsoleAccounts } from "../../store/console-accounts.js";
 import type { ConsoleRole } from "./console-auth.js";
 import type { LoginLimits } from "./login-limits.js";
-import { decoyHash, verifyPassword } from "./passwords.js";
 
 export interface SignedInAccount {
   role: ConsoleRole;

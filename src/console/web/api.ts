@@ -2,13 +2,10 @@
 // session's CSRF token. The admin API answers in its envelope ({code, message, data}), the
 // console API plainly; both kinds of error become an ApiError naming the field when given.
 
-export interface Session {
-  role: "operator" | "user";
-  id: number;
-  name: string;
-  email: string | null;
-  csrfToken: string;
-}
+import type { Static } from "@sinclair/typebox";
+import type { SessionAnswerSchema } from "../../contracts/console.js";
+
+export type Session = Static<typeof SessionAnswerSchema>;
 
 export class ApiError extends Error {
   constructor(

@@ -4,7 +4,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Errors } from "@sinclair/typebox/errors";
 import type { ComponentChildren, JSX } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiError } from "./api.js";
+import { ApiError, get, query } from "./api.js";
 
 let nextId = 0;
 const newId = () => `f${++nextId}`;
@@ -150,6 +150,67 @@ export function Pager({ pager, nextCursor }: { pager: ReturnType<typeof usePager
 }
 
 /** Loads on mount and whenever a dependency changes; `reload` loads again. */
+/** A list's filter form: submitting it goes back to the first page and applies what was typed. */
+export function Filters({
+  onApply,
+  button = "Filter",
+  children,
+}: {
+  onApply: () => void;
+  button?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      class="filters"
+      aria-label="Filters"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onApply();
+      }}
+    >
+      {children}
+      <button type="submit">{button}</button>
+    </form>
+  );
+}
+
+/**
+ * One page of a list the server pages by id (`path` with the filters, `size` rows a page), the
+ * pager, and the cursor of the next page (null on the last one).
+ */
+export function usePagedList<T extends { id: number }>(path: string, filters: Record<string, string>, size: number) {
+  const pager = usePager();
+  const filtersQuery = query(filters);
+  const rows = useLoad(
+    () => get<T[]>(`${path}${query({ ...filters, after: pager.after, limit: size })}`),
+    [path, filtersQuery, pager.after],
+  );
+  const next = rows.data && rows.data.length === size ? String(rows.data[rows.data.length - 1]?.id) : null;
+  return { pager, rows, next };
+}
+
+/**
+ * A paged list with a filter form: what is typed (`draft`, changed by `set`, trimmed) is applied
+ * by `apply`, which goes back to the first page.
+ */
+export function useFilteredList<T extends { id: number }, F extends Record<string, string>>(
+  path: string,
+  initial: F,
+  size: number,
+) {
+  const [draft, setDraft] = useState(initial);
+  const [filters, setFilters] = useState(initial);
+  const list = usePagedList<T>(path, filters, size);
+  const set = (k: keyof F) => (e: { currentTarget: { value: string } }) =>
+    setDraft({ ...draft, [k]: e.currentTarget.value.trim() });
+  const apply = () => {
+    list.pager.reset();
+    setFilters(draft);
+  };
+  return { ...list, draft, set, apply };
+}
+
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);

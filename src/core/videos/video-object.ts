@@ -1,5 +1,5 @@
+import { DEFAULT_VIDEO_SECONDS, DEFAULT_VIDEO_SIZE, type VideoBody } from "../tasks/kinds/video-body.js";
 import type { StoredTask } from "../tasks/ports.js";
-import { DEFAULT_VIDEO_SECONDS, DEFAULT_VIDEO_SIZE, type VideoBody } from "./video-body.js";
 
 /** The video object of the OpenAI Videos API, as the gateway answers it. */
 export interface VideoObject {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { isStoreBusy } from "../busy.js";
+import { isStoreBusy } from "../../core/store-busy.js";
 import { openSqlite, type SqliteConnection } from "./connection.js";
 
 /** Another live process serves from this SQLite file. */

@@ -1,8 +1,8 @@
 import type { Channel } from "../../core/channel.js";
+import type { VideoBody } from "../../core/tasks/kinds/video-body.js";
 import type { OutgoingTask, PolledTask, TaskUpstream } from "../../core/tasks/ports.js";
 import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 import { UpstreamError } from "../../core/upstream-error.js";
-import type { VideoBody } from "../../core/videos/video-body.js";
 import { createUpstreamVideo, remixUpstreamVideo, retrieveUpstreamVideo } from "./api.js";
 import { DEFAULT_POLLS_PER_SECOND, PollPace } from "./poll-pace.js";
 import { videoTaskState } from "./state.js";

@@ -1,19 +1,14 @@
 // Sign-in, accepting an invite (setting the password) and self sign-up.
 import { Type } from "@sinclair/typebox";
 import { useState } from "preact/hooks";
+import { LoginBody, NewPassword, SignupBody } from "../../../contracts/console.js";
 import { get, post, type Session } from "../api.js";
 import { check, Input, Notice, useAction, useLoad } from "../ui.js";
 
-const Password = Type.String({ minLength: 8, maxLength: 200 });
-const LoginForm = Type.Object({
-  login: Type.String({ minLength: 1, maxLength: 200 }),
-  password: Type.String({ minLength: 1 }),
-});
-const SignupForm = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 64 }),
-  email: Type.String({ minLength: 3, maxLength: 320, pattern: "^[^@\\s]+@[^@\\s]+$" }),
-  password: Password,
-});
+/** The forms' rules: the console API's bodies, a new password at least its minimum long. */
+const Password = NewPassword;
+const LoginForm = LoginBody;
+const SignupForm = Type.Object({ ...SignupBody.properties, password: NewPassword });
 
 function Shell({ title, children }: { title: string; children: preact.ComponentChildren }) {
   return (

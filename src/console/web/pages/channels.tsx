@@ -2,46 +2,18 @@
 // disable, priority and weight.
 import { Type } from "@sinclair/typebox";
 import { useState } from "preact/hooks";
+import { type ChannelView, CreateChannelBody } from "../../../contracts/admin.js";
+import type { ChannelTypeView } from "../../../contracts/channel-types.js";
 import { get, patch, post } from "../api.js";
 import { Card, check, fmtPercent, fmtTime, Input, Notice, Page, Select, Table, useAction, useLoad } from "../ui.js";
 
-export interface Channel {
-  id: number;
-  name: string;
-  type: string;
-  base_url: string;
-  models: string[];
-  groups: string[];
-  priority: number;
-  weight: number;
-  price_ratio: number;
-  status: string;
-  status_reason: string;
-  last_error: string | null;
-  last_error_at: number | null;
-  recent_success_rate: number;
-  latency_ms_p50?: number | null;
-  request_count: number;
-}
+export type Channel = ChannelView;
 
 /** A channel type as the admin API lists it (GET /api/admin/channel-types): the gateway's own list. */
-export interface ChannelType {
-  type: string;
-  description: string;
-  capabilities: string[];
-  task_platforms: string[];
-  settings: Array<{ name: string; description: string }>;
-}
+export type ChannelType = ChannelTypeView;
 
-const ChannelForm = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  type: Type.String({ minLength: 1 }),
-  base_url: Type.String({ pattern: "^https?://" }),
-  models: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-  groups: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-  priority: Type.Integer({ minimum: -1000, maximum: 1000 }),
-  weight: Type.Integer({ minimum: 0, maximum: 10000 }),
-});
+/** The form's rule: a new channel's body, its key checked apart (an edit may leave it empty). */
+const ChannelForm = Type.Omit(CreateChannelBody, ["key"]);
 
 const list = (s: string) =>
   s

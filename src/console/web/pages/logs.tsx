@@ -1,44 +1,19 @@
 // Operators: the request log, filtered and paged by the server.
-import { useState } from "preact/hooks";
-import { get, query } from "../api.js";
-import { fmtQuota, fmtTime, Input, Notice, Page, Pager, Table, useLoad, usePager } from "../ui.js";
+import type { Static } from "@sinclair/typebox";
+import type { RequestLogView } from "../../../contracts/records.js";
+import { Filters, fmtQuota, fmtTime, Input, Notice, Page, Pager, Table, useFilteredList } from "../ui.js";
 
-interface LogRow {
-  id: number;
-  created_at: number;
-  request_id: string;
-  user_id: number | null;
-  channel_id: number | null;
-  surface: string;
-  model: string;
-  quota: number;
-  latency_ms: number;
-  status: number;
-  error: string | null;
-}
+type LogRow = Static<typeof RequestLogView>;
 
 export function LogsPage() {
-  const [draft, setDraft] = useState({ user_id: "", channel_id: "", model: "", status: "" });
-  const [filters, setFilters] = useState(draft);
-  const pager = usePager();
-  const rows = useLoad(
-    () => get<LogRow[]>(`/api/admin/request-logs${query({ ...filters, after: pager.after, limit: 50 })}`),
-    [filters, pager.after],
+  const { pager, rows, next, draft, set, apply } = useFilteredList<LogRow, Record<string, string>>(
+    "/api/admin/request-logs",
+    { user_id: "", channel_id: "", model: "", status: "" },
+    50,
   );
-  const next = rows.data && rows.data.length === 50 ? String(rows.data[rows.data.length - 1]?.id) : null;
-  const set = (k: keyof typeof draft) => (e: { currentTarget: HTMLInputElement }) =>
-    setDraft({ ...draft, [k]: e.currentTarget.value.trim() });
   return (
     <Page title="Request log">
-      <form
-        class="filters"
-        aria-label="Filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          pager.reset();
-          setFilters(draft);
-        }}
-      >
+      <Filters onApply={apply}>
         <Input label="User id" name="user_id" inputMode="numeric" value={draft.user_id} onInput={set("user_id")} />
         <Input
           label="Channel id"
@@ -49,8 +24,7 @@ export function LogsPage() {
         />
         <Input label="Model" name="model" value={draft.model} onInput={set("model")} />
         <Input label="HTTP status" name="status" inputMode="numeric" value={draft.status} onInput={set("status")} />
-        <button type="submit">Filter</button>
-      </form>
+      </Filters>
       <Notice error={rows.error} />
       <Table
         caption="Requests, newest first"

@@ -1,24 +1,15 @@
 // Users: balance, spend over time by model, and their ledger.
+import type { Static } from "@sinclair/typebox";
 import { useMemo, useState } from "preact/hooks";
+import type { MeAnswer, SpendAnswer } from "../../../contracts/console.js";
 import { get, query } from "../api.js";
 import { TimeChart } from "../chart.js";
 import { fmtQuota, Notice, Page, Pager, Select, useLoad, usePager } from "../ui.js";
 import { type LedgerEntry, LedgerTable } from "./user-lists.js";
 
-export interface Me {
-  id: number;
-  name: string;
-  email: string | null;
-  quota: number;
-  used_quota: number;
-  credit_line: number;
-  status: string;
-  webhook_url: string | null;
-}
+export type Me = Static<typeof MeAnswer>;
 
-interface Spend {
-  buckets: Array<{ start: number; spend: number; series: Record<string, number> }>;
-}
+type Spend = Static<typeof SpendAnswer>;
 
 export function MePage() {
   const me = useLoad(() => get<Me>("/console/api/me"), []);

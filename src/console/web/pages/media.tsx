@@ -1,5 +1,7 @@
 // Users: their tasks (with previews and players), one task's record, and their images.
+import type { Static } from "@sinclair/typebox";
 import { useState } from "preact/hooks";
+import type { ImageItem } from "../../../contracts/console.js";
 import { get, query } from "../api.js";
 import { Card, fmtTime, Notice, Page, Pager, Select, Table, useLoad, usePager } from "../ui.js";
 import { MediaView, RecordList } from "./record.js";
@@ -18,12 +20,7 @@ interface OwnTask {
   id?: number;
 }
 
-interface Image {
-  id: number;
-  created_at: number;
-  model: string;
-  url: string;
-}
+type Image = Static<typeof ImageItem>;
 
 export function MyTasksPage() {
   const [status, setStatus] = useState("");

@@ -1,20 +1,14 @@
 // The operator's overview: requests, spend and errors over time by surface, model or channel,
 // tasks by state, open charges, and a live view of the last minutes refreshing itself.
+import type { Static } from "@sinclair/typebox";
 import { useEffect, useMemo, useState } from "preact/hooks";
+import type { OverviewView } from "../../../contracts/records.js";
 import { get, query } from "../api.js";
 import { Bars, type ChartSeries, TimeChart } from "../chart.js";
 import { Card, fmtQuota, Notice, Page, Select, useLoad } from "../ui.js";
 
-interface Point {
-  requests: number;
-  errors: number;
-  spend: number;
-}
-export interface Overview {
-  buckets: Array<Point & { start: number; series: Record<string, Point> }>;
-  tasks_by_state: Record<string, number>;
-  open_charges: { count: number; quota: number };
-}
+export type Overview = Static<typeof OverviewView>;
+type Point = Overview["buckets"][number]["series"][string];
 
 type Metric = keyof Point;
 

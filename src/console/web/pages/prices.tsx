@@ -1,17 +1,11 @@
 // Operators: prices per model and the group ratios.
+
 import { useState } from "preact/hooks";
+import type { PriceView } from "../../../contracts/admin.js";
 import { get, put } from "../api.js";
 import { Card, fmtTime, Input, Notice, Page, Select, Table, useAction, useLoad } from "../ui.js";
 
-interface Price {
-  kind: string;
-  name: string;
-  price: number;
-  input_per_million: number;
-  output_per_million: number;
-  cached_ratio: number;
-  updated_at: number;
-}
+type Price = PriceView;
 
 export function PricesPage() {
   const prices = useLoad(() => get<Price[]>("/api/admin/prices"), []);

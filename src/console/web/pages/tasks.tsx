@@ -1,24 +1,25 @@
 // Operators: the tasks browser (filters and paging done by the server) and one task's full
 // record with its upstream history.
-import { useState } from "preact/hooks";
-import { get, query } from "../api.js";
-import { Card, fmtQuota, fmtTime, Input, Notice, Page, Pager, Select, Table, useLoad, usePager } from "../ui.js";
+import type { Static } from "@sinclair/typebox";
+import type { AdminTaskView } from "../../../contracts/records.js";
+import { get } from "../api.js";
+import {
+  Card,
+  Filters,
+  fmtQuota,
+  fmtTime,
+  Input,
+  Notice,
+  Page,
+  Pager,
+  Select,
+  Table,
+  useFilteredList,
+  useLoad,
+} from "../ui.js";
 import { MediaView, RecordList } from "./record.js";
 
-export interface AdminTask {
-  id: number;
-  task_id: string;
-  platform: string;
-  user_id: number;
-  channel_id: number;
-  action: string;
-  status: string;
-  quota: number;
-  fail_reason: string;
-  progress: string;
-  submit_time: number;
-  finish_time: number;
-}
+export type AdminTask = Static<typeof AdminTaskView>;
 
 const STATES: Array<[string, string]> = [
   ["", "Any state"],
@@ -58,27 +59,14 @@ export function TaskTable({ rows }: { rows: AdminTask[] | null }) {
 }
 
 export function TasksPage() {
-  const [draft, setDraft] = useState({ platform: "", status: "", user_id: "", channel_id: "" });
-  const [filters, setFilters] = useState(draft);
-  const pager = usePager();
-  const rows = useLoad(
-    () => get<AdminTask[]>(`/api/admin/tasks${query({ ...filters, after: pager.after, limit: PAGE })}`),
-    [filters, pager.after],
+  const { pager, rows, next, draft, set, apply } = useFilteredList<AdminTask, Record<string, string>>(
+    "/api/admin/tasks",
+    { platform: "", status: "", user_id: "", channel_id: "" },
+    PAGE,
   );
-  const next = rows.data && rows.data.length === PAGE ? String(rows.data[rows.data.length - 1]?.id) : null;
-  const set = (k: keyof typeof draft) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
-    setDraft({ ...draft, [k]: e.currentTarget.value.trim() });
   return (
     <Page title="Tasks">
-      <form
-        class="filters"
-        aria-label="Filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          pager.reset();
-          setFilters(draft);
-        }}
-      >
+      <Filters onApply={apply}>
         <Select
           label="Family"
           value={draft.platform}
@@ -98,8 +86,7 @@ export function TasksPage() {
           value={draft.channel_id}
           onInput={set("channel_id")}
         />
-        <button type="submit">Filter</button>
-      </form>
+      </Filters>
       <Notice error={rows.error} />
       <TaskTable rows={rows.data} />
       <Pager pager={pager} nextCursor={next} />

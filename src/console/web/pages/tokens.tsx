@@ -1,25 +1,22 @@
 // Users: their tokens; create with limits (the key is shown once), revoke.
-import { Type } from "@sinclair/typebox";
+
 import { useState } from "preact/hooks";
+import type { TokenView } from "../../../contracts/admin.js";
+import { NewTokenBody } from "../../../contracts/console.js";
 import { del, get, post } from "../api.js";
-import { Card, check, fmtQuota, fmtTime, Input, Notice, Page, Table, useAction, useLoad } from "../ui.js";
+import { Card, type Column, check, fmtQuota, fmtTime, Input, Notice, Page, Table, useAction, useLoad } from "../ui.js";
 
-interface Token {
-  id: number;
-  name: string;
-  status: string;
-  quota_limit: number | null;
-  used_quota: number;
-  expires_at: number | null;
-  models: string[] | null;
-}
+type Token = TokenView;
 
-const NewToken = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  quota_limit: Type.Optional(Type.Integer({ minimum: 0 })),
-  expires_at: Type.Optional(Type.Integer({ minimum: 0 })),
-  models: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
-});
+/** A token's columns, in the user's own list and in an operator's view of a user. */
+export const TOKEN_COLUMNS: Array<Column<Token>> = [
+  { title: "Name", cell: (t) => t.name },
+  { title: "Status", cell: (t) => <span class={`badge ${t.status}`}>{t.status}</span> },
+  { title: "Used", numeric: true, cell: (t) => fmtQuota(t.used_quota) },
+  { title: "Limit", numeric: true, cell: (t) => fmtQuota(t.quota_limit) },
+  { title: "Expires", cell: (t) => fmtTime(t.expires_at) },
+  { title: "Models", cell: (t) => t.models?.join(", ") ?? "all" },
+];
 
 export function TokensPage() {
   const tokens = useLoad(() => get<Token[]>("/console/api/me/tokens"), []);
@@ -38,7 +35,7 @@ export function TokensPage() {
       .map((m) => m.trim())
       .filter(Boolean);
     if (models.length > 0) body.models = models;
-    const problem = check(NewToken, body);
+    const problem = check(NewTokenBody, body);
     if (problem) return action.setError(problem);
     void action.run(async () => {
       const created = await post<{ key: string }>("/console/api/me/tokens", body);
@@ -60,12 +57,7 @@ export function TokensPage() {
         caption="My tokens"
         rows={tokens.data}
         columns={[
-          { title: "Name", cell: (t) => t.name },
-          { title: "Status", cell: (t) => <span class={`badge ${t.status}`}>{t.status}</span> },
-          { title: "Used", numeric: true, cell: (t) => fmtQuota(t.used_quota) },
-          { title: "Limit", numeric: true, cell: (t) => fmtQuota(t.quota_limit) },
-          { title: "Expires", cell: (t) => fmtTime(t.expires_at) },
-          { title: "Models", cell: (t) => t.models?.join(", ") ?? "all" },
+          ...TOKEN_COLUMNS,
           {
             title: "Revoke",
             cell: (t) =>

@@ -1,20 +1,11 @@
 // Operators, on a user's page: editing the user and making an invite link.
+
 import { useState } from "preact/hooks";
+import type { UserView } from "../../../contracts/admin.js";
 import { patch, post } from "../api.js";
 import { Card, fmtTime, Input, Notice, useAction } from "../ui.js";
 
-export interface User {
-  id: number;
-  name: string;
-  email?: string | null;
-  group: string;
-  status: string;
-  webhook_url: string | null;
-  quota: number;
-  used_quota: number;
-  credit_line: number;
-  created_at: number;
-}
+export type User = UserView;
 
 export function EditUserCard({ user, onDone }: { user: User; onDone: () => void }) {
   const [group, setGroup] = useState(user.group);

@@ -1,29 +1,17 @@
 // One user's ledger, tokens, tasks and webhook deliveries, as tabs on the user's page.
+import type { Static } from "@sinclair/typebox";
 import { useState } from "preact/hooks";
+import type { TokenView } from "../../../contracts/admin.js";
+import type { LedgerEntryView } from "../../../contracts/records.js";
 import { get, query } from "../api.js";
 import { fmtQuota, fmtTime, Notice, Pager, Table, useLoad, usePager } from "../ui.js";
 import { type AdminTask, TaskTable } from "./tasks.js";
+import { TOKEN_COLUMNS } from "./tokens.js";
 import { type Delivery, DeliveryTable } from "./webhooks.js";
 
-export interface LedgerEntry {
-  id: number;
-  kind: string;
-  amount: number;
-  reference: string | null;
-  note: string | null;
-  created_at: number;
-  token_id: number | null;
-}
+export type LedgerEntry = Static<typeof LedgerEntryView>;
 
-interface Token {
-  id: number;
-  name: string;
-  status: string;
-  quota_limit: number | null;
-  used_quota: number;
-  expires_at: number | null;
-  models: string[] | null;
-}
+type Token = TokenView;
 
 const TABS = ["Ledger", "Tokens", "Tasks", "Webhook deliveries"] as const;
 
@@ -110,18 +98,7 @@ function Tokens({ id }: { id: string }) {
   return (
     <>
       <Notice error={rows.error} />
-      <Table
-        caption="Tokens"
-        rows={rows.data}
-        columns={[
-          { title: "Name", cell: (t) => t.name },
-          { title: "Status", cell: (t) => <span class={`badge ${t.status}`}>{t.status}</span> },
-          { title: "Used", numeric: true, cell: (t) => fmtQuota(t.used_quota) },
-          { title: "Limit", numeric: true, cell: (t) => fmtQuota(t.quota_limit) },
-          { title: "Expires", cell: (t) => fmtTime(t.expires_at) },
-          { title: "Models", cell: (t) => t.models?.join(", ") ?? "all" },
-        ]}
-      />
+      <Table caption="Tokens" rows={rows.data} columns={TOKEN_COLUMNS} />
     </>
   );
 }

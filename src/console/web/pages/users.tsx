@@ -1,11 +1,13 @@
 // Operators: the users list (search, paging, create) and one user's page.
-import { Type } from "@sinclair/typebox";
+
 import { useState } from "preact/hooks";
-import { get, post, query } from "../api.js";
+import { CreateUserBody } from "../../../contracts/admin.js";
+import { get, post } from "../api.js";
 import { navigate } from "../router.js";
 import {
   Card,
   check,
+  Filters,
   fmtQuota,
   fmtTime,
   Input,
@@ -15,36 +17,23 @@ import {
   Table,
   useAction,
   useLoad,
-  usePager,
+  usePagedList,
 } from "../ui.js";
 import { EditUserCard, InviteCard, type User } from "./user-cards.js";
 import { UserLists } from "./user-lists.js";
 
 const PAGE = 25;
-const CreateUser = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200 }),
-  group: Type.String({ minLength: 1, maxLength: 64 }),
-  quota: Type.Integer({ minimum: 0 }),
-  credit_line: Type.Integer({ minimum: 0 }),
-});
 
 export function UsersPage() {
   const [q, setQ] = useState("");
   const [search, setSearch] = useState("");
-  const pager = usePager();
-  const users = useLoad(
-    () => get<User[]>(`/api/admin/users${query({ q: search, after: pager.after, limit: PAGE })}`),
-    [search, pager.after],
-  );
+  const { pager, rows: users, next: nextCursor } = usePagedList<User>("/api/admin/users", { q: search }, PAGE);
   const rows = users.data;
-  const nextCursor = rows && rows.length === PAGE ? String(rows[rows.length - 1]?.id) : null;
   return (
     <Page title="Users">
-      <form
-        class="filters"
-        aria-label="Filters"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <Filters
+        button="Search"
+        onApply={() => {
           pager.reset();
           setSearch(q.trim());
         }}
@@ -56,8 +45,7 @@ export function UsersPage() {
           value={q}
           onInput={(e) => setQ(e.currentTarget.value)}
         />
-        <button type="submit">Search</button>
-      </form>
+      </Filters>
       <Notice error={users.error} />
       <Table
         caption="Users"
@@ -90,7 +78,7 @@ function CreateUserCard() {
       quota: Number(form.quota),
       credit_line: Number(form.credit_line),
     };
-    const problem = check(CreateUser, body);
+    const problem = check(CreateUserBody, body);
     if (problem) return action.setError(problem);
     void action.run(async () => {
       const created = await post<{ id: number }>("/api/admin/users", body);

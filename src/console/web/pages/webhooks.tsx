@@ -1,20 +1,10 @@
 // Operators: webhook deliveries, each failed or pending one with a retry.
-import { useState } from "preact/hooks";
-import { get, post, query } from "../api.js";
-import { fmtTime, Input, Notice, Page, Pager, Table, useAction, useLoad, usePager } from "../ui.js";
+import type { Static } from "@sinclair/typebox";
+import type { WebhookDeliveryView } from "../../../contracts/records.js";
+import { post } from "../api.js";
+import { Filters, fmtTime, Input, Notice, Page, Pager, Table, useAction, useFilteredList } from "../ui.js";
 
-export interface Delivery {
-  id: number;
-  user_id: number;
-  task_id: string;
-  url: string;
-  event: string;
-  status: string;
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-}
+export type Delivery = Static<typeof WebhookDeliveryView>;
 
 export function DeliveryTable({ rows, onRetried }: { rows: Delivery[] | null; onRetried: () => void }) {
   const action = useAction();
@@ -67,34 +57,16 @@ export function DeliveryTable({ rows, onRetried }: { rows: Delivery[] | null; on
 }
 
 export function WebhooksPage() {
-  const [userId, setUserId] = useState("");
-  const [filter, setFilter] = useState("");
-  const pager = usePager();
-  const rows = useLoad(
-    () => get<Delivery[]>(`/api/admin/webhooks${query({ user_id: filter, after: pager.after, limit: 50 })}`),
-    [filter, pager.after],
+  const { pager, rows, next, draft, set, apply } = useFilteredList<Delivery, Record<string, string>>(
+    "/api/admin/webhooks",
+    { user_id: "" },
+    50,
   );
-  const next = rows.data && rows.data.length === 50 ? String(rows.data[rows.data.length - 1]?.id) : null;
   return (
     <Page title="Webhook deliveries">
-      <form
-        class="filters"
-        aria-label="Filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          pager.reset();
-          setFilter(userId.trim());
-        }}
-      >
-        <Input
-          label="User id"
-          name="user_id"
-          inputMode="numeric"
-          value={userId}
-          onInput={(e) => setUserId(e.currentTarget.value)}
-        />
-        <button type="submit">Filter</button>
-      </form>
+      <Filters onApply={apply}>
+        <Input label="User id" name="user_id" inputMode="numeric" value={draft.user_id} onInput={set("user_id")} />
+      </Filters>
       <Notice error={rows.error} />
       <DeliveryTable rows={rows.data} onRetried={rows.reload} />
       <Pager pager={pager} nextCursor={next} />

@@ -1,12 +1,6 @@
-import {
-  checkVideoBody,
-  type VideoBody,
-  VideoCreateSchema,
-  VideoRemixSchema,
-  videoSecondsOf,
-} from "../../videos/video-body.js";
 import { FAMILY_SPECS } from "../families.js";
 import type { TaskKind } from "../task-kind.js";
+import { checkVideoBody, type VideoBody, VideoCreateSchema, VideoRemixSchema, videoSecondsOf } from "./video-body.js";
 
 const asVideo = (body: unknown) => body as Partial<VideoBody>;
 const modelOf = (body: unknown) => asVideo(body).model || FAMILY_SPECS.video.defaultModel;

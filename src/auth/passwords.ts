@@ -1,9 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:crypto";
-
-/** The shortest password the console accepts. */
-export const MIN_PASSWORD_LENGTH = 10;
-/** Longest accepted: bounds the work one sign-in can ask for. */
-export const MAX_PASSWORD_LENGTH = 1024;
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "../contracts/console.js";
 
 const KEY_LENGTH = 32;
 const R = 8;

@@ -1,13 +1,17 @@
 import { Type } from "@sinclair/typebox";
-import { MAX_PASSWORD_LENGTH } from "./passwords.js";
+import { Nullable, UnixSeconds } from "./common.js";
+
+/** The shortest password the console accepts. */
+export const MIN_PASSWORD_LENGTH = 10;
+/** Longest accepted: bounds the work one sign-in can ask for. */
+export const MAX_PASSWORD_LENGTH = 1024;
 
 /** Request and answer schemas of the console's own API (they document it in the OpenAPI document). */
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
-const UnixSeconds = Type.Integer({ minimum: 0, description: "Unix seconds" });
-
 /** Checked by the route (length at least 10), so the message can say so in words. */
 export const Password = Type.String({ maxLength: MAX_PASSWORD_LENGTH, description: "at least 10 characters" });
+/** The pages' rule for a new password: its length checked before it is sent. */
+export const NewPassword = Type.String({ minLength: MIN_PASSWORD_LENGTH, maxLength: MAX_PASSWORD_LENGTH });
 export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: "^[^@\\s]+@[^@\\s]+$" });
 const AccountName = Type.String({ minLength: 1, maxLength: 100 });
 

@@ -1,18 +1,18 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BlobStore } from "../../blobs/blob-store.js";
-import type { Config } from "../../config.js";
-import { newTaskId, randomBase62, taskIdOfRun } from "../../core/ids.js";
-import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
-import type { VendorRegistry } from "../../core/vendor-registry.js";
-import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
-import { countUpstreamCall } from "../../metrics/index.js";
-import type { GatewayMetrics } from "../../metrics/registry.js";
-import type { ChannelHealth } from "../../routing/channel-health.js";
-import type { ChannelSlots } from "../../routing/channel-slots.js";
-import type { Channels } from "../../store/channels.js";
-import type { PriceBook } from "../../store/prices.js";
-import { assertWebhookTarget } from "../../webhooks/target.js";
-import type { TaskSurfaceDeps } from "./index.js";
+import type { TaskSurfaceDeps } from "../api/tasks/index.js";
+import type { BlobStore } from "../blobs/blob-store.js";
+import type { Config } from "../config.js";
+import { newTaskId, randomBase62, taskIdOfRun } from "../core/ids.js";
+import type { TaskSubmitDeps } from "../core/tasks/ports.js";
+import type { VendorRegistry } from "../core/vendor-registry.js";
+import type { IdempotencyKeys } from "../idempotency/idempotency-keys.js";
+import { countUpstreamCall } from "../metrics/index.js";
+import type { GatewayMetrics } from "../metrics/registry.js";
+import type { ChannelHealth } from "../routing/channel-health.js";
+import type { ChannelSlots } from "../routing/channel-slots.js";
+import type { Channels } from "../store/channels.js";
+import type { PriceBook } from "../store/prices.js";
+import { assertWebhookTarget } from "../webhooks/target.js";
 import { uploadIntakePort } from "./upload-ports.js";
 
 /** The parts of the gateway a task submit uses. */

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { GatewayError } from "../errors.js";
+import { GatewayError } from "../../errors.js";
 
 /** Clip lengths the Videos API offers (seconds, as text). */
 export const VIDEO_SECONDS = ["4", "8", "12"] as const;

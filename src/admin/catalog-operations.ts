@@ -1,12 +1,19 @@
 import type { Static } from "@sinclair/typebox";
-import type { ChannelInput } from "../../core/channel.js";
-import { settingsFromApi } from "../../core/channel-settings.js";
-import { GatewayError } from "../../core/errors.js";
-import type { PriceKind } from "../../store/prices.js";
+import { PriceView, type SetPriceBody, type UpdatePriceBody } from "../contracts/admin.js";
+import { writableFields } from "../contracts/common.js";
+import type { ChannelInput } from "../core/channel.js";
+import { settingsFromApi } from "../core/channel-settings.js";
+import { GatewayError } from "../core/errors.js";
+import type { PriceKind } from "../store/prices.js";
 import { type AdminStores, assertSameIdentity, notFound } from "./admin-stores.js";
-import { type ChannelTypeView, channelTypeViews } from "./channel-types.js";
-import type { CreateChannelBody, SetPriceBody, UpdateChannelBody, UpdatePriceBody } from "./schemas.js";
-import { ChannelView, channelView, PriceView, priceView, writableFields } from "./views.js";
+import {
+  type ChannelTypeView,
+  ChannelView,
+  type CreateChannelBody,
+  type UpdateChannelBody,
+} from "./channel-contracts.js";
+import { channelTypeViews } from "./channel-types.js";
+import { channelView, priceView } from "./views.js";
 
 /** Channels, prices and group ratios as operators manage them, over HTTP and from the command line. */
 

@@ -1,9 +1,9 @@
-import type { BlobStore } from "../../blobs/blob-store.js";
-import { taskFileUrl } from "../../blobs/result-copier.js";
-import type { Config } from "../../config.js";
-import type { FileIntakePort } from "../../core/tasks/ports.js";
-import { uploadIntake } from "../../net/fetch-upload.js";
-import { GuardedFetcher } from "../../net/guarded-fetch.js";
+import type { BlobStore } from "../blobs/blob-store.js";
+import { taskFileUrl } from "../blobs/result-copier.js";
+import type { Config } from "../config.js";
+import type { FileIntakePort } from "../core/tasks/ports.js";
+import { uploadIntake } from "../net/fetch-upload.js";
+import { GuardedFetcher } from "../net/guarded-fetch.js";
 
 /**
  * UPLOAD's intake over the gateway's parts: the guarded fetcher with the upload settings, and the

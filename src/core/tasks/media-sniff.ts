@@ -1,4 +1,4 @@
-import type { ResultField } from "../core/tasks/result-files.js";
+import type { ResultField } from "./result-files.js";
 
 /** Bytes a sniff needs from the start of a file. */
 export const SNIFF_BYTES = 16;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mp3File, mp4File, sineWav } from "../simulator/media.js";
+import { mp3File, mp4File, sineWav } from "../../simulator/media.js";
 import { sniffMediaType } from "./media-sniff.js";
 
 const head = (b: Buffer) => b.subarray(0, 16);

@@ -1,12 +1,20 @@
 import { randomUUID } from "node:crypto";
 import type { Static } from "@sinclair/typebox";
-import { invalidIpEntry } from "../../auth/authenticator.js";
-import { GatewayError } from "../../core/errors.js";
-import { newWebhookSecret } from "../../webhooks/signature.js";
-import { assertWebhookTarget } from "../../webhooks/target.js";
+import { invalidIpEntry } from "../auth/authenticator.js";
+import {
+  type CreateTokenBody,
+  type CreateUserBody,
+  TokenView,
+  type UpdateTokenBody,
+  type UpdateUserBody,
+  UserView,
+} from "../contracts/admin.js";
+import { writableFields } from "../contracts/common.js";
+import { GatewayError } from "../core/errors.js";
+import { newWebhookSecret } from "../webhooks/signature.js";
+import { assertWebhookTarget } from "../webhooks/target.js";
 import { type AdminStores, assertSameIdentity, notFound } from "./admin-stores.js";
-import type { CreateTokenBody, CreateUserBody, UpdateTokenBody, UpdateUserBody } from "./schemas.js";
-import { TokenView, tokenView, UserView, userView, writableFields } from "./views.js";
+import { tokenView, userView } from "./views.js";
 
 /**
  * Users and tokens as operators manage them, over HTTP (`/api/admin`) and from the command line

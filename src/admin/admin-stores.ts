@@ -1,11 +1,11 @@
-import { GatewayError } from "../../core/errors.js";
-import type { VendorRegistry } from "../../core/vendor-registry.js";
-import type { ChangeTopic } from "../../events/change-bus.js";
-import type { Channels } from "../../store/channels.js";
-import type { Ledger } from "../../store/ledger.js";
-import type { PriceBook } from "../../store/prices.js";
-import type { Tokens } from "../../store/tokens.js";
-import type { Users } from "../../store/users.js";
+import { GatewayError } from "../core/errors.js";
+import type { VendorRegistry } from "../core/vendor-registry.js";
+import type { ChangeTopic } from "../events/change-bus.js";
+import type { Channels } from "../store/channels.js";
+import type { Ledger } from "../store/ledger.js";
+import type { PriceBook } from "../store/prices.js";
+import type { Tokens } from "../store/tokens.js";
+import type { Users } from "../store/users.js";
 
 /**
  * What the admin operations work on. The HTTP surface passes the gateway's own (whose caches a

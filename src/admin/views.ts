@@ -1,0 +1,86 @@
+import type { PriceView, TokenView, UserView } from "../contracts/admin.js";
+import type { Channel } from "../core/channel.js";
+import { settingsToApi } from "../core/channel-settings.js";
+import type { PriceRow } from "../store/prices.js";
+import type { TokenRow } from "../store/tokens.js";
+import type { UserRow } from "../store/users.js";
+import type { ChannelView } from "./channel-contracts.js";
+
+/** The admin contracts' views built from the store's rows and core's records. */
+
+/** A user as the admin API shows it (the webhook secret never leaves the store). */
+export function userView(u: UserRow): UserView {
+  return {
+    id: Number(u.id),
+    name: u.name,
+    group: u.group,
+    status: u.status as UserView["status"],
+    webhook_url: u.webhook_url,
+    email: u.email ?? null,
+    quota: Number(u.quota),
+    used_quota: Number(u.used_quota),
+    credit_line: Number(u.credit_line),
+    created_at: Number(u.created_at),
+    updated_at: Number(u.updated_at),
+  };
+}
+
+/** A token as the admin API lists it: no key, no hash. */
+export function tokenView(t: TokenRow): TokenView {
+  return {
+    id: Number(t.id),
+    user_id: Number(t.user_id),
+    name: t.name,
+    key_prefix: t.key_prefix,
+    status: t.status as TokenView["status"],
+    expires_at: t.expires_at === null ? null : Number(t.expires_at),
+    quota_limit: t.quota_limit === null ? null : Number(t.quota_limit),
+    used_quota: Number(t.used_quota),
+    models: t.models ? (JSON.parse(t.models) as string[]) : null,
+    ip_allow: t.ip_allow ? (JSON.parse(t.ip_allow) as string[]) : null,
+    created_at: Number(t.created_at),
+    updated_at: Number(t.updated_at),
+  };
+}
+
+/** A channel as an API may show it: everything but the key. */
+export function channelView(c: Channel): ChannelView {
+  return {
+    id: c.id,
+    name: c.name,
+    type: c.type,
+    base_url: c.baseUrl,
+    models: c.models,
+    model_mapping: c.modelMapping,
+    groups: c.groups,
+    priority: c.priority,
+    weight: c.weight,
+    price_ratio: c.priceRatio,
+    status: c.status as ChannelView["status"],
+    settings: settingsToApi(c.settings),
+    status_reason: c.statusReason,
+    failure_count: c.failureCount,
+    last_error: c.lastError,
+    last_error_at: c.lastErrorAt,
+    last_success_at: c.lastSuccessAt,
+    success_count: c.successCount,
+    request_count: c.requestCount,
+    recent_success_rate: c.recentSuccessRate,
+    // Filled from the request log where a view is answered over HTTP (channel list and show).
+    latency_ms_p50: null,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+}
+
+export function priceView(r: PriceRow): PriceView {
+  return {
+    kind: r.kind as PriceView["kind"],
+    name: r.name,
+    price: Number(r.price),
+    input_per_million: Number(r.input_per_million),
+    output_per_million: Number(r.output_per_million),
+    cached_ratio: Number(r.cached_ratio),
+    updated_at: Number(r.updated_at),
+  };
+}
