@@ -16,7 +16,10 @@ import type { GatewayServices } from "./app-services.js";
 import { consoleAdminRoutes } from "./console/server/admin-console-routes.js";
 import { consoleApiRoutes } from "./console/server/index.js";
 import { consoleWebRoutes } from "./console/web-server.js";
+import type { GuardedFetcher } from "./net/guarded-fetch.js";
 import type { TaskStore } from "./store/tasks.js";
+import { imageGenerationWiring } from "./wiring/image-generation.js";
+import { chatRelayDeps, contentRelayDeps } from "./wiring/metering.js";
 import { taskSurfacePorts } from "./wiring/task-ports.js";
 import { videoSurfacePorts } from "./wiring/video-ports.js";
 
@@ -49,11 +52,20 @@ export async function registerSurfaces(
   });
   // The stored files a video's task record names (its content route is under /v1/videos).
   await app.register(videoFileRoutes, { files: services.videoFiles, prefix: "/video" });
-  await app.register(imageRoutes, { deps: services, prefix: "/v1" });
-  await app.register(openAiChatRoutes, { deps: services, prefix: "/v1" });
-  await app.register(anthropicRoutes, { deps: services, prefix: "/v1/messages" });
+  await app.register(imageRoutes, {
+    deps: services,
+    wiring: (parts) => imageGenerationWiring(services, parts),
+    prefix: "/v1",
+  });
+  const chatRelay = (fetcher: GuardedFetcher) => chatRelayDeps(services, services.logger, fetcher);
+  await app.register(openAiChatRoutes, { deps: services, relay: chatRelay, prefix: "/v1" });
+  await app.register(anthropicRoutes, { deps: services, relay: chatRelay, prefix: "/v1/messages" });
   await app.register(openAiModelRoutes, { deps: services, prefix: "/v1" });
-  await app.register(geminiRoutes, { deps: services, prefix: "/v1beta" });
+  await app.register(geminiRoutes, {
+    deps: services,
+    relay: contentRelayDeps(services, services.logger),
+    prefix: "/v1beta",
+  });
   await app.register(consoleApiRoutes, { deps: services, prefix: "/console/api" });
   await app.register(consoleWebRoutes);
 }

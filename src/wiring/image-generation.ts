@@ -1,16 +1,16 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BlobStore } from "../blobs/blob-store.js";
+import type { ImageGenerationWiring } from "../api/images/generations.js";
+import type { ImageSurfaceParts } from "../api/images/index.js";
 import type { Channel } from "../core/channel.js";
 import { newRequestId } from "../core/ids.js";
 import type { GenerateImagesDeps } from "../core/images/generate-images.js";
 import type { GeneratedImage } from "../core/images/image-upstream.js";
 import type { MeteredLogRow } from "../core/metering/ports.js";
 import type { IdempotencyKeys, IdempotentRun } from "../idempotency/idempotency-keys.js";
-import type { ByteBudget, RequestDownloads } from "../net/byte-budget.js";
+import type { RequestDownloads } from "../net/byte-budget.js";
 import { fetchImage } from "../net/fetch-image.js";
-import type { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { UserImages } from "../store/user-images.js";
-import { inputImageFailure, type MeteringServices, meteringDeps } from "./metering.js";
+import { inputImageFailure, type MeteringServices, meteringDeps, requestLogger } from "./metering.js";
 
 /** Images an upstream hands back by URL may be far bigger than input images. */
 const RESULT_MAX_BYTES = 64 * 1024 * 1024;
@@ -26,18 +26,20 @@ export type ImageGenerationServices = MeteringServices & {
   userImages: Pick<UserImages, "add">;
 };
 
-/** The parts of the images surface every generation shares. */
-export interface ImagePorts {
+/** The images surface's parts, with the services a generation is wired from. */
+export interface ImagePorts extends ImageSurfaceParts {
   deps: ImageGenerationServices;
-  blobs: BlobStore;
-  /** Where a stored image is served: the surface's path of its files. */
-  filesPath: string;
-  /** Fetches client-given URLs: private addresses refused unless the operator allows them. */
-  guarded: GuardedFetcher;
-  /** Fetches URLs on a channel's own host, which the operator configured and so trusts. */
-  trusted: GuardedFetcher;
-  /** Bytes of input images all requests of this instance may hold at once. */
-  inputBytes: ByteBudget;
+}
+
+/** The images surface's wiring of its generations (the request log, refunds, the engine's ports). */
+export function imageGenerationWiring(deps: ImageGenerationServices, parts: ImageSurfaceParts): ImageGenerationWiring {
+  const ports: ImagePorts = { ...parts, deps };
+  return {
+    logRow: requestLogger(deps, "images"),
+    refundInterruptedAttempts: (run) => refundInterruptedAttempts(deps, run),
+    generationDeps: (request, logRequest, downloads, run) =>
+      imageGenerationDeps(ports, request, logRequest, downloads, run),
+  };
 }
 
 /** The ledger reference of one attempt of an Idempotency-Key's run. */

@@ -3,7 +3,7 @@ import { assertModelAllowed } from "../../auth/authenticator.js";
 import { inputTokenEstimate } from "../../core/chat/estimate.js";
 import { GatewayError } from "../../core/errors.js";
 import { principalOf } from "../auth-hook.js";
-import { type ChatSurfaceDeps, chatSurface } from "../chat/chat-route.js";
+import { type ChatSurfaceOptions, chatSurface } from "../chat/chat-route.js";
 import { anthropicMessage } from "./answer.js";
 import { CountTokensAnswer, MessageAnswer } from "./answer-schemas.js";
 import { chatRequestFromAnthropic } from "./request.js";
@@ -14,9 +14,9 @@ import { AnthropicEventSink } from "./stream-sink.js";
  * Anthropic Messages under /v1/messages, with its own not-found answers (`x-api-key` or Bearer token; `anthropic-version` and
  * `anthropic-beta` are accepted and not needed; Anthropic's error shape).
  */
-export async function anthropicRoutes(base: FastifyInstance, opts: { deps: ChatSurfaceDeps }) {
+export async function anthropicRoutes(base: FastifyInstance, opts: ChatSurfaceOptions) {
   const { deps } = opts;
-  const app = chatSurface(base, deps, {
+  const app = chatSurface(base, opts, {
     path: "",
     summary: "Create a message (Anthropic shape; stream: true for its SSE events)",
     body: MessagesBody,

@@ -2,14 +2,16 @@ import type { Static, TSchema, TypeBoxTypeProvider } from "@fastify/type-provide
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
 import { callSignal } from "../../core/call-signal.js";
+import type { Channel } from "../../core/channel.js";
 import type { ChatAnswer, ChatRequest } from "../../core/chat/canonical.js";
-import type { ChatCall, ChatSink } from "../../core/chat/ports.js";
+import type { ChatCall, ChatRelayDeps, ChatSink } from "../../core/chat/ports.js";
 import { completeChat, streamChat } from "../../core/chat/relay.js";
 import { newRequestId } from "../../core/ids.js";
+import type { VendorRegistry } from "../../core/vendor-registry.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
-import { chatRelayDeps, type MeteringServices } from "../../wiring/metering.js";
+import type { Channels } from "../../store/channels.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
-import { installInputBounds } from "../input-bounds.js";
+import { type BodyBounds, installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { SseWriter } from "./sse-writer.js";
@@ -18,7 +20,20 @@ import { SseWriter } from "./sse-writer.js";
 // schemas, its translation into the canonical request and its renderings of the answer.
 
 /** What the chat surfaces (OpenAI's and Anthropic's shapes) use. */
-export type ChatSurfaceDeps = MeteringServices & TokenAuthDeps;
+export type ChatSurfaceDeps = TokenAuthDeps & {
+  config: { bodies: { chat: BodyBounds }; images: { allowPrivateUrls: boolean; maxImageBytes: number } };
+  /** Set while the gateway stops: a stream in flight ends then. */
+  stopping?: AbortSignal;
+  channels: Pick<Channels, "isKnownModel">;
+  vendors: Pick<VendorRegistry, "serving">;
+};
+
+/** A chat surface's options: its deps, and the metered-call engine's ports wired by the app. */
+export interface ChatSurfaceOptions {
+  deps: ChatSurfaceDeps;
+  /** The relay's ports, given the surface's guarded fetcher of image URLs. */
+  relay(fetcher: GuardedFetcher): ChatRelayDeps<Channel>;
+}
 
 /** The ledger reference of a chat call: the request id, unless the client chose that id itself. */
 export function chatReference(request: FastifyRequest): string {
@@ -48,10 +63,11 @@ export interface ChatShape<B extends TSchema> {
  */
 export function chatSurface<B extends TSchema>(
   base: FastifyInstance,
-  deps: ChatSurfaceDeps,
+  surface: ChatSurfaceOptions,
   shape: ChatShape<B>,
   options: { notFound?: boolean } = {},
 ) {
+  const { deps } = surface;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   installSurface(app, errorShapeOf(app.prefix), options);
   app.addHook("onRequest", requireToken(deps));
@@ -59,7 +75,7 @@ export function chatSurface<B extends TSchema>(
   // Images given by URL are fetched by the gateway, under the same SSRF guard as the images surface.
   const fetcher = new GuardedFetcher({ allowPrivate: deps.config.images.allowPrivateUrls });
   app.addHook("onClose", () => fetcher.close());
-  const relay = chatRelayDeps(deps, deps.logger, fetcher);
+  const relay = surface.relay(fetcher);
 
   app.post(
     shape.path,

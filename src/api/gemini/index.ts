@@ -2,23 +2,30 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
 import { callSignal } from "../../core/call-signal.js";
-import type { ContentCall } from "../../core/content/ports.js";
+import type { Channel } from "../../core/channel.js";
+import type { ContentCall, ContentRelayDeps } from "../../core/content/ports.js";
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
-import { contentRelayDeps, type MeteringServices } from "../../wiring/metering.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
-import { bodyTextOf, installInputBounds } from "../input-bounds.js";
-import type { ModelCatalogDeps } from "../models/catalog.js";
+import { type BodyBounds, bodyTextOf, installInputBounds } from "../input-bounds.js";
+import type { ModelCatalogDeps } from "../model-catalog.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { forwardableText } from "./forwardable-body.js";
-import { countContentTokens, geminiModelRoutes } from "./models.js";
+import { type ContentModelDeps, countContentTokens, geminiModelRoutes } from "./models.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
 import { clientStreamSink } from "./stream-sink.js";
 
 /** What the Gemini-native content surface uses. */
-export type ContentSurfaceDeps = MeteringServices & TokenAuthDeps & ModelCatalogDeps;
+export type ContentSurfaceDeps = TokenAuthDeps &
+  ModelCatalogDeps &
+  ContentModelDeps &
+  Parameters<typeof countContentTokens>[0] & {
+    config: { bodies: { content: BodyBounds } };
+    /** Set while the gateway stops: a stream in flight ends then. */
+    stopping?: AbortSignal;
+  };
 
 const METHODS = ["generateContent", "streamGenerateContent", "countTokens"] as const;
 type Method = (typeof METHODS)[number];
@@ -53,11 +60,16 @@ function bodyBytesOf(request: FastifyRequest): number {
 }
 
 /** Gemini-native content surface under /v1beta (Google error shape). */
-export async function geminiRoutes(base: FastifyInstance, opts: { deps: ContentSurfaceDeps }) {
-  const { deps } = opts;
+export async function geminiRoutes(
+  base: FastifyInstance,
+  opts: {
+    deps: ContentSurfaceDeps /** The metered-call engine's ports, wired by the app. */;
+    relay: ContentRelayDeps<Channel>;
+  },
+) {
+  const { deps, relay } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   installSurface(app, errorShapeOf(app.prefix));
-  const relay = contentRelayDeps(deps, deps.logger);
   app.addHook("onRequest", requireToken(deps));
   // Whatever the content type says, the body must be JSON (Google's API reads it so too).
   installInputBounds(app, deps.config.bodies.content, { anyContentType: true, emptyBody: "undefined", keepText: true });

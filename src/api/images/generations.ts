@@ -1,27 +1,48 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
+import type { Channel } from "../../core/channel.js";
 import { GatewayError } from "../../core/errors.js";
 import { findImageModel } from "../../core/images/catalog.js";
-import { generateImages } from "../../core/images/generate-images.js";
+import { type GenerateImagesDeps, generateImages } from "../../core/images/generate-images.js";
 import type { MeteredLogRow } from "../../core/metering/ports.js";
-import { RequestDownloads } from "../../net/byte-budget.js";
-import { type ImagePorts, imageGenerationDeps, refundInterruptedAttempts } from "../../wiring/image-generation.js";
-import { requestLogger } from "../../wiring/metering.js";
+import type { IdempotencyKeys, IdempotentRun } from "../../idempotency/idempotency-keys.js";
+import { type ByteBudget, RequestDownloads } from "../../net/byte-budget.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
 import { toGatewayError } from "../surfaces.js";
 import { ImageGenerationBody, ImagesResponse, imageField } from "./schemas.js";
 
+/** What one generation is wired to (by the app: the metered-call engine, the upstreams, the store). */
+export interface ImageGenerationWiring {
+  /** Writes a generation's request-log row. */
+  logRow(row: MeteredLogRow): void;
+  /** Refunds the charges of a key's earlier attempts whose instance stopped (see idempotent-route). */
+  refundInterruptedAttempts(run: IdempotentRun): Promise<void>;
+  /** The engine's ports for one generation. */
+  generationDeps(
+    request: { id: string; generatedId: boolean; userId: number },
+    logRequest: (row: MeteredLogRow) => void,
+    downloads: RequestDownloads,
+    run: IdempotentRun | null,
+  ): GenerateImagesDeps<Channel>;
+}
+
+/** What the generation route uses. */
+export type ImageGenerationRouteDeps = TokenAuthDeps & {
+  config: { images: { fetchMaxBytesPerRequest: number } };
+  idempotency: IdempotencyKeys;
+};
+
 /** POST /v1/images/generations (Bearer token). */
 export async function imageGenerationRoutes(
   base: FastifyInstance,
-  opts: { ports: ImagePorts & { deps: TokenAuthDeps } },
+  opts: { deps: ImageGenerationRouteDeps; wiring: ImageGenerationWiring; inputBytes: ByteBudget },
 ) {
-  const { deps } = opts.ports;
+  const { deps, wiring } = opts;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   app.addHook("onRequest", requireToken(deps));
-  const logRow = requestLogger(deps, "images");
+  const logRow = (row: MeteredLogRow) => wiring.logRow(row);
 
   app.post(
     "/images/generations",
@@ -43,7 +64,7 @@ export async function imageGenerationRoutes(
         logRow(row);
       };
       // Input images stay in memory until the request ends; their bytes are given back then.
-      const downloads = new RequestDownloads(opts.ports.inputBytes, deps.config.images.fetchMaxBytesPerRequest);
+      const downloads = new RequestDownloads(opts.inputBytes, deps.config.images.fetchMaxBytesPerRequest);
       try {
         if (body.stream === true) {
           throw new GatewayError("GW_ERR_VALIDATION", "body.stream is not supported; omit it or set it to false", {
@@ -57,9 +78,8 @@ export async function imageGenerationRoutes(
         // replayed: the same image URLs, no second generation, no second charge. A retry after
         // the instance running the key died runs it again, and its charge replaces the earlier's.
         return await answerIdempotently(deps.idempotency, request, reply, async (run) => {
-          if (run && run.attempt > 1) await refundInterruptedAttempts(deps, run);
-          const ports = imageGenerationDeps(
-            opts.ports,
+          if (run && run.attempt > 1) await wiring.refundInterruptedAttempts(run);
+          const ports = wiring.generationDeps(
             { id: request.id, generatedId: request.headers["x-request-id"] !== request.id, userId: principal.userId },
             record,
             downloads,

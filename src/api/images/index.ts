@@ -2,13 +2,33 @@ import type { FastifyInstance } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import { ByteBudget } from "../../net/byte-budget.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
-import type { ImageGenerationServices } from "../../wiring/image-generation.js";
-import type { TokenAuthDeps } from "../auth-hook.js";
-import { installInputBounds } from "../input-bounds.js";
+import { type BodyBounds, installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
 import { installSurface } from "../surfaces.js";
 import { FILES_PATH, imageFileRoutes } from "./files.js";
-import { imageGenerationRoutes } from "./generations.js";
+import { type ImageGenerationRouteDeps, type ImageGenerationWiring, imageGenerationRoutes } from "./generations.js";
+
+/** The parts of the images surface every generation shares, made by the surface. */
+export interface ImageSurfaceParts {
+  blobs: BlobStore;
+  /** Where a stored image is served: the surface's path of its files. */
+  filesPath: string;
+  /** Fetches client-given URLs: private addresses refused unless the operator allows them. */
+  guarded: GuardedFetcher;
+  /** Fetches URLs on a channel's own host, which the operator configured and so trusts. */
+  trusted: GuardedFetcher;
+}
+
+/** What the images surface uses. */
+export type ImageSurfaceDeps = ImageGenerationRouteDeps & {
+  config: {
+    bodies: { images: BodyBounds };
+    images: { allowPrivateUrls: boolean; fetchMaxBytesInFlight: number; fetchMaxBytesPerRequest: number };
+  };
+  metrics: { imageInputBytes: { set(bytes: number): void } };
+  /** Where generated images are stored. */
+  imageFiles: BlobStore;
+};
 
 /**
  * OpenAI-compatible images surface under /v1 (OpenAI error shape): generation behind a Bearer
@@ -17,7 +37,9 @@ import { imageGenerationRoutes } from "./generations.js";
 export async function imageRoutes(
   app: FastifyInstance,
   opts: {
-    deps: ImageGenerationServices & TokenAuthDeps & { /** Where generated images are stored. */ imageFiles: BlobStore };
+    deps: ImageSurfaceDeps;
+    /** A generation's wiring (by the app) over the surface's parts. */
+    wiring(parts: ImageSurfaceParts): ImageGenerationWiring;
   },
 ) {
   installSurface(app, errorShapeOf(app.prefix));
@@ -34,7 +56,9 @@ export async function imageRoutes(
     deps.metrics.imageInputBytes.set(used),
   );
   await app.register(imageGenerationRoutes, {
-    ports: { deps, blobs, filesPath: FILES_PATH, guarded, trusted, inputBytes },
+    deps,
+    wiring: opts.wiring({ blobs, filesPath: FILES_PATH, guarded, trusted }),
+    inputBytes,
   });
   await app.register(imageFileRoutes, { blobs });
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { unixNow } from "../../core/ids.js";
-import { type ChatSurfaceDeps, chatSurface } from "../chat/chat-route.js";
+import { type ChatSurfaceOptions, chatSurface } from "../chat/chat-route.js";
 import { chatCompletion } from "./answer.js";
 import { ChatCompletionAnswer } from "./answer-schemas.js";
 import { chatRequestFromOpenAi } from "./request.js";
@@ -8,11 +8,11 @@ import { ChatCompletionBody } from "./schemas.js";
 import { OpenAiChunkSink } from "./stream-sink.js";
 
 /** OpenAI Chat Completions under /v1 (Bearer token, OpenAI error shape). */
-export async function openAiChatRoutes(base: FastifyInstance, opts: { deps: ChatSurfaceDeps }) {
+export async function openAiChatRoutes(base: FastifyInstance, opts: ChatSurfaceOptions) {
   // The /v1 not-found answers belong to the images surface (same shape); errors here are ours.
   chatSurface(
     base,
-    opts.deps,
+    opts,
     {
       path: "/chat/completions",
       summary: "Create a chat completion (OpenAI shape; stream: true for SSE chunks)",
