@@ -9,7 +9,9 @@ import type {
   ChatUsage,
 } from "../../core/chat/canonical.js";
 import type { ChatUpstream, Untranslatable } from "../../core/chat/ports.js";
-import { type GeminiContentChannel, generateContent, openContentStream } from "./content.js";
+import { answerIdentity, tokenCount } from "../chat-answer-reading.js";
+import type { UpstreamEndpoint } from "../http.js";
+import { generateContent, openContentStream } from "./content.js";
 
 const FINISH: Record<string, ChatFinishReason> = {
   STOP: "stop",
@@ -113,18 +115,14 @@ export function geminiChatBody(request: ChatRequest): Record<string, unknown> {
   return body;
 }
 
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
-
 function usageOf(meta: unknown): ChatUsage | null {
   if (!meta || typeof meta !== "object") return null;
   const m = meta as Record<string, unknown>;
   return {
-    inputTokens: count(m.promptTokenCount),
-    outputTokens: count(m.candidatesTokenCount) + count(m.thoughtsTokenCount),
-    cachedInputTokens: count(m.cachedContentTokenCount),
-    reasoningTokens: count(m.thoughtsTokenCount),
+    inputTokens: tokenCount(m.promptTokenCount),
+    outputTokens: tokenCount(m.candidatesTokenCount) + tokenCount(m.thoughtsTokenCount),
+    cachedInputTokens: tokenCount(m.cachedContentTokenCount),
+    reasoningTokens: tokenCount(m.thoughtsTokenCount),
   };
 }
 
@@ -165,12 +163,9 @@ class GeminiChunkReader {
     const out: ChatEvent[] = [];
     if (!this.started) {
       this.started = true;
-      this.id = typeof c.responseId === "string" ? c.responseId : "";
-      out.push({
-        type: "start",
-        id: this.id,
-        model: typeof c.modelVersion === "string" ? c.modelVersion : this.fallbackModel,
-      });
+      const { id, model } = answerIdentity(c.responseId, c.modelVersion, this.fallbackModel);
+      this.id = id;
+      out.push({ type: "start", id, model });
     }
     const usage = usageOf(c.usageMetadata);
     if (c.promptFeedback?.blockReason && !Array.isArray(c.candidates)) {
@@ -243,7 +238,7 @@ async function* eventsOf(first: unknown, rest: AsyncGenerator<{ value: unknown }
 }
 
 /** The `gemini` protocol serving chat: the content adapter's wire code, behind the canonical form. */
-export const geminiChatUpstream: ChatUpstream<GeminiContentChannel> = {
+export const geminiChatUpstream: ChatUpstream<UpstreamEndpoint> = {
   untranslatable,
   async complete(channel, upstreamModel, request, signal) {
     const answer = await generateContent(channel, upstreamModel, { value: geminiChatBody(request) }, signal);
