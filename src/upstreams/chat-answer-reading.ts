@@ -1,4 +1,4 @@
-import type { ChatFinishReason } from "../core/chat/canonical.js";
+import type { ChatEvent, ChatFinishReason } from "../core/chat/canonical.js";
 
 /**
  * What every chat vendor's answer reader reads the same way, leniently: a token count, a finish
@@ -18,4 +18,18 @@ export function finishByTable(table: Record<string, ChatFinishReason>, reason: u
 /** An answer's id and model as sent: an id that is not a string is empty, a model that is not one the one asked for. */
 export function answerIdentity(id: unknown, model: unknown, fallbackModel: string): { id: string; model: string } {
   return { id: typeof id === "string" ? id : "", model: typeof model === "string" ? model : fallbackModel };
+}
+
+/** A stream's `start` event, given once: at its first chunk, with the id and model that chunk carries. */
+export class StreamStart {
+  private started = false;
+
+  constructor(private readonly fallbackModel: string) {}
+
+  /** The start event at the first chunk, null at every later one. */
+  at(id: unknown, model: unknown): Extract<ChatEvent, { type: "start" }> | null {
+    if (this.started) return null;
+    this.started = true;
+    return { type: "start", ...answerIdentity(id, model, this.fallbackModel) };
+  }
 }

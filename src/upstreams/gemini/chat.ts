@@ -9,7 +9,7 @@ import type {
   ChatUsage,
 } from "../../core/chat/canonical.js";
 import type { ChatUpstream, Untranslatable } from "../../core/chat/ports.js";
-import { answerIdentity, tokenCount } from "../chat-answer-reading.js";
+import { StreamStart, tokenCount } from "../chat-answer-reading.js";
 import type { UpstreamEndpoint } from "../http.js";
 import { generateContent, openContentStream } from "./content.js";
 
@@ -152,21 +152,19 @@ function untranslatable(request: ChatRequest): Untranslatable | null {
  * start and one argument piece. A prompt blocked for safety ends choice 0 as `content_filter`.
  */
 class GeminiChunkReader {
-  private started = false;
+  private readonly start: StreamStart;
   private readonly calls = new Map<number, number>();
   private id = "";
 
-  constructor(private readonly fallbackModel: string) {}
+  constructor(fallbackModel: string) {
+    this.start = new StreamStart(fallbackModel);
+  }
 
   read(chunk: unknown): ChatEvent[] {
     const c = (chunk ?? {}) as Record<string, any>;
-    const out: ChatEvent[] = [];
-    if (!this.started) {
-      this.started = true;
-      const { id, model } = answerIdentity(c.responseId, c.modelVersion, this.fallbackModel);
-      this.id = id;
-      out.push({ type: "start", id, model });
-    }
+    const start = this.start.at(c.responseId, c.modelVersion);
+    if (start) this.id = start.id;
+    const out: ChatEvent[] = start ? [start] : [];
     const usage = usageOf(c.usageMetadata);
     if (c.promptFeedback?.blockReason && !Array.isArray(c.candidates)) {
       if (usage) out.push({ type: "usage", usage });

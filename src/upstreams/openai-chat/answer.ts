@@ -1,5 +1,5 @@
 import type { ChatAnswer, ChatChoice, ChatEvent, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
-import { answerIdentity, finishByTable, tokenCount } from "../chat-answer-reading.js";
+import { answerIdentity, finishByTable, StreamStart, tokenCount } from "../chat-answer-reading.js";
 
 const FINISH: Record<string, ChatFinishReason> = {
   stop: "stop",
@@ -58,18 +58,17 @@ export function answerFromWire(body: unknown, fallbackModel: string): ChatAnswer
  * the choice; the first piece of each (it carries the id and name) starts it.
  */
 export class OpenAiChunkReader {
-  private started = false;
+  private readonly start: StreamStart;
   private readonly calls = new Set<string>();
 
-  constructor(private readonly fallbackModel: string) {}
+  constructor(fallbackModel: string) {
+    this.start = new StreamStart(fallbackModel);
+  }
 
   read(chunk: unknown): ChatEvent[] {
     const c = (chunk ?? {}) as Record<string, any>;
-    const out: ChatEvent[] = [];
-    if (!this.started) {
-      this.started = true;
-      out.push({ type: "start", ...answerIdentity(c.id, c.model, this.fallbackModel) });
-    }
+    const start = this.start.at(c.id, c.model);
+    const out: ChatEvent[] = start ? [start] : [];
     for (const choice of Array.isArray(c.choices) ? c.choices : []) {
       const index = typeof choice?.index === "number" ? choice.index : 0;
       const delta = choice?.delta ?? {};
