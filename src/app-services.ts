@@ -87,17 +87,23 @@ export interface GatewayServices {
 }
 
 /** What the services are built from: the store and caches opened at start. */
-export interface ServiceParts {
-  config: Config;
-  store: Store;
-  logger: FastifyBaseLogger;
-  metrics: GatewayMetrics;
-  users: Users;
-  tokens: Tokens;
-  channels: Channels;
-  prices: PriceBook;
-  auth: Authenticator;
-  bus: ChangeBus;
+export interface ServiceParts
+  extends Pick<
+    GatewayServices,
+    | "config"
+    | "store"
+    | "logger"
+    | "metrics"
+    | "users"
+    | "tokens"
+    | "channels"
+    | "prices"
+    | "auth"
+    | "bus"
+    | "stopping"
+    | "shuttingDown"
+    | "addService"
+  > {
   /** The Redis client shared limits use, when Redis is set. */
   redis: ConstructorParameters<typeof RateLimits>[1];
   /** The admin key's hash as resolved at start. */
@@ -105,9 +111,6 @@ export interface ServiceParts {
   /** Drops this instance's caches of a topic (the bus does it for other instances). */
   dropCaches(topic: ChangeTopic): void;
   listenUrl(): string;
-  stopping: AbortSignal;
-  shuttingDown: AbortSignal;
-  addService(service: BackgroundService): void;
 }
 
 /** Builds the gateway's services from the parts opened at start. */

@@ -130,27 +130,9 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
   await channel("simulated audioa", "task-relay", ["audioa"]);
   await channel("simulated audiob", "generate-record", ["audiob"]);
   await channel("simulated gemini", "gemini", ["gemini-2.5-flash", "gemini-2.5-pro", ...IMAGE_MODELS]);
-  await ctx.channels.create({
-    name: "simulated openai-chat",
-    type: "openai-chat",
-    baseUrl: simulator.url,
-    key: UPSTREAM_KEY,
-    models: [CHAT_MODELS.openai],
-  });
-  await ctx.channels.create({
-    name: "simulated anthropic",
-    type: "anthropic",
-    baseUrl: simulator.url,
-    key: UPSTREAM_KEY,
-    models: [CHAT_MODELS.anthropic],
-  });
-  await ctx.channels.create({
-    name: "simulated openai-videos",
-    type: "openai-videos",
-    baseUrl: simulator.url,
-    key: UPSTREAM_KEY,
-    models: [VIDEO_MODEL],
-  });
+  await channel("simulated openai-chat", "openai-chat", [CHAT_MODELS.openai]);
+  await channel("simulated anthropic", "anthropic", [CHAT_MODELS.anthropic]);
+  await channel("simulated openai-videos", "openai-videos", [VIDEO_MODEL]);
   for (const model of Object.values(CHAT_MODELS)) {
     await ctx.prices.setPrice({ kind: "content", name: model, ...CHAT_PRICE });
   }

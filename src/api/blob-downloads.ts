@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { BlobStore } from "../blobs/blob-store.js";
+import type { BlobStore, ByteRange, StoredBlob } from "../blobs/blob-store.js";
 import { GatewayError } from "../core/errors.js";
 import { parseByteRange } from "./byte-range.js";
 
@@ -38,10 +38,7 @@ export async function sendBlob(
   }
   const info = await store.stat(key);
   if (!info) throw new GatewayError("GW_ERR_NOT_FOUND", notFound);
-  if (redirect !== null) {
-    // The presigned URL expires: the answer may not be cached.
-    return reply.status(302).header("location", redirect).header("cache-control", "no-store").send();
-  }
+  if (redirect !== null) return redirectTo(reply, redirect);
   const range = parseByteRange(header, info.size);
   if (range === "unsatisfiable") {
     return reply.status(416).header("accept-ranges", "bytes").header("content-range", `bytes */${info.size}`).send();
@@ -55,6 +52,16 @@ export async function sendBlob(
   }
   const blob = await store.open(key, range ?? undefined);
   if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", notFound);
+  return sendBytes(reply, blob, range);
+}
+
+/** A redirect to a store's presigned download URL, which expires: the answer may not be cached. */
+export function redirectTo(reply: FastifyReply, url: string): FastifyReply {
+  return reply.status(302).header("location", url).header("cache-control", "no-store").send();
+}
+
+/** The bytes of a blob opened for `range`: the whole blob (its headers set before), or the part (206). */
+export function sendBytes(reply: FastifyReply, blob: StoredBlob, range: ByteRange | null): FastifyReply {
   if (range === null) return reply.header("content-length", String(blob.size)).send(blob.stream);
   return reply
     .status(206)

@@ -22,27 +22,36 @@ const GOOGLE_STATUS: Record<number, string> = {
   504: "DEADLINE_EXCEEDED",
 };
 
-function openAiType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 404) return "not_found_error";
-  if (status === 409) return "conflict_error";
-  if (status === 429) return "rate_limit_error";
-  if (status >= 500) return "server_error";
-  return "invalid_request_error";
+/**
+ * An error type for a status, by a surface's table of the statuses it names: any other status of
+ * 500 or more is `server`, anything else an invalid request.
+ */
+function typeOf(named: Record<number, string>, server: string, status: number): string {
+  return named[status] ?? (status >= 500 ? server : "invalid_request_error");
 }
 
-/** Anthropic's error type for a status (529 is its "overloaded"). */
-function anthropicType(status: number): string {
-  if (status === 401) return "authentication_error";
-  if (status === 403) return "permission_error";
-  if (status === 404) return "not_found_error";
-  if (status === 413) return "request_too_large";
-  if (status === 429) return "rate_limit_error";
-  if (status === 503 || status === 529) return "overloaded_error";
-  if (status >= 500) return "api_error";
-  return "invalid_request_error";
-}
+const OPENAI_TYPES: Record<number, string> = {
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  409: "conflict_error",
+  429: "rate_limit_error",
+};
+
+const openAiType = (status: number) => typeOf(OPENAI_TYPES, "server_error", status);
+
+/** Anthropic's error types (529 is its "overloaded"). */
+const ANTHROPIC_TYPES: Record<number, string> = {
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  503: "overloaded_error",
+  529: "overloaded_error",
+};
+
+const anthropicType = (status: number) => typeOf(ANTHROPIC_TYPES, "api_error", status);
 
 export function googleStatusWord(status: number): string {
   return GOOGLE_STATUS[status] ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT");

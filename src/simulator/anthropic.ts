@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { type ChatScript, chatScript } from "./chat-script.js";
-import { sleep, writeAndWait } from "./gemini-text.js";
+import { PlannedAnswer, writeAndWait, writePlannedSteps } from "./planned-stream.js";
 import type { SimulatorState } from "./state.js";
 
 const ERRORS: Record<number, { type: string; message: string }> = {
@@ -76,17 +76,7 @@ export async function anthropicSimulator(app: FastifyInstance, opts: { state: Si
         .status(400)
         .send({ type: "error", error: { type: "invalid_request_error", message: "max_tokens: Field required" } });
     }
-    const entry = state.record({
-      protocol: "anthropic",
-      method: request.method,
-      path: request.url,
-      headers: request.headers,
-      body,
-    });
-    let cutting = false;
-    reply.raw.once("close", () => {
-      if (!reply.raw.writableFinished && !cutting) entry.aborted = true;
-    });
+    const answer = PlannedAnswer.received(state, "anthropic", request, reply, body);
     const options = state.options.anthropic ?? {};
     const script = scriptFor(state, body);
     const { plan } = script;
@@ -118,11 +108,7 @@ export async function anthropicSimulator(app: FastifyInstance, opts: { state: Si
       : [{ type: "text", text: choice.pieces.join("") }];
 
     if (body?.stream !== true) {
-      if (plan.cutAfter !== null) {
-        cutting = true;
-        reply.raw.destroy();
-        return reply;
-      }
+      if (answer.cutWhole(plan)) return reply;
       return reply.send({
         id,
         type: "message",
@@ -161,32 +147,23 @@ export async function anthropicSimulator(app: FastifyInstance, opts: { state: Si
     });
     await send("ping", { type: "ping" });
     const pieces = choice.tool ? choice.tool.argPieces : choice.pieces;
-    for (let i = 0; i < pieces.length; i++) {
-      if (plan.cutAfter !== null && i === plan.cutAfter) {
-        cutting = true;
-        raw.socket?.end();
-        return reply;
-      }
-      if (plan.truncateAfter !== null && i === plan.truncateAfter) {
-        raw.end();
-        return reply;
-      }
-      if (plan.errorAfter !== null && i === plan.errorAfter) {
+    const complete = await writePlannedSteps(raw, plan, answer, pieces.length, {
+      beforeChunk: options.beforeChunk,
+      truncate: () => raw.end(),
+      async error() {
         await send("error", { type: "error", error: ERRORS[503] });
         raw.end();
-        return reply;
-      }
-      await options.beforeChunk?.(i);
-      if (i > 0 && plan.delayMs > 0) await sleep(plan.delayMs);
-      if (raw.destroyed) return reply;
-      await send("content_block_delta", {
-        type: "content_block_delta",
-        index: 0,
-        delta: choice.tool
-          ? { type: "input_json_delta", partial_json: pieces[i] }
-          : { type: "text_delta", text: pieces[i] },
-      });
-    }
+      },
+      write: (i) =>
+        send("content_block_delta", {
+          type: "content_block_delta",
+          index: 0,
+          delta: choice.tool
+            ? { type: "input_json_delta", partial_json: pieces[i] }
+            : { type: "text_delta", text: pieces[i] },
+        }),
+    });
+    if (!complete) return reply;
     await send("content_block_stop", { type: "content_block_stop", index: 0 });
     await send("message_delta", {
       type: "message_delta",

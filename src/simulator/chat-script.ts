@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { type Plan, planFor, simulatedChunkText, simulatedToolArguments, tokensOf } from "./gemini-text.js";
+import { simulatedChunkText, simulatedToolArguments, tokensOf } from "./gemini-text.js";
+import { type Plan, planFor } from "./planned-stream.js";
 
 export { simulatedToolArguments };
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ChatScript, chatScript } from "./chat-script.js";
-import { simulatedChunkText, sleep, tokensOf, writeAndWait } from "./gemini-text.js";
+import { simulatedChunkText, tokensOf } from "./gemini-text.js";
+import { sleep, writeAndWait } from "./planned-stream.js";
 import type { SimulatorState } from "./state.js";
 
 /** DeepSeek's error body: OpenAI's shape. */

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ServerResponse } from "node:http";
-import type { GeminiTextSimOptions } from "./options.js";
+import { type Plan, PlannedAnswer, planFor, sleep, writeAndWait, writePlannedSteps } from "./planned-stream.js";
 import type { GeminiSimRequest } from "./state.js";
 import type { ReportedUsage } from "./usage-log.js";
 
@@ -31,19 +30,6 @@ const ERRORS: Record<number, { message: string; status: string }> = {
   503: { message: "The model is overloaded. Please try again later.", status: "UNAVAILABLE" },
 };
 
-export interface Plan {
-  chunks: number;
-  delayMs: number;
-  status: number | null;
-  cutAfter: number | null;
-  truncateAfter: number | null;
-  errorAfter: number | null;
-  blocked: boolean;
-  thoughts: number;
-  cached: number;
-  noUsage: boolean;
-}
-
 function promptOf(body: any): { text: string; media: number } {
   let text = "";
   let media = 0;
@@ -56,25 +42,6 @@ function promptOf(body: any): { text: string; media: number } {
     }
   }
   return { text, media };
-}
-
-export function planFor(options: GeminiTextSimOptions, prompt: string): Plan {
-  const chunksMarker = /\[chunks=(\d+)\]/.exec(prompt);
-  const chunks = Math.max(1, Number(chunksMarker?.[1] ?? options.chunks ?? 3));
-  const midway = Math.max(1, Math.floor(chunks / 2));
-  const statusMarker = /\[(429|500|503)\]/.exec(prompt);
-  return {
-    chunks,
-    delayMs: options.chunkDelayMs ?? (prompt.includes("[slow]") ? 200 : 0),
-    status: statusMarker ? Number(statusMarker[1]) : (options.status ?? null),
-    cutAfter: prompt.includes("[cut]") ? midway : (options.failAfterChunks ?? null),
-    truncateAfter: prompt.includes("[truncate]") ? midway : (options.truncateAfterChunks ?? null),
-    errorAfter: prompt.includes("[error-event]") ? midway : (options.errorAfterChunks ?? null),
-    blocked: prompt.includes("[blocked]") || options.blocked === true,
-    thoughts: prompt.includes("[thoughts]") ? 16 : (options.thoughtsTokens ?? 0),
-    cached: prompt.includes("[cached]") ? 8 : (options.cachedTokens ?? 0),
-    noUsage: prompt.includes("[nousage]") || options.noUsage === true,
-  };
 }
 
 /** The deterministic text of chunk `index` for a prompt. */
@@ -184,37 +151,17 @@ function merged(chunks: any[]): unknown {
   };
 }
 
-export function writeAndWait(raw: ServerResponse, text: string): Promise<void> {
-  if (raw.destroyed) return Promise.resolve();
-  if (raw.write(text)) return Promise.resolve();
-  return new Promise((resolve) => {
-    raw.once("drain", resolve);
-    raw.once("close", resolve);
-  });
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Answers a Gemini text request, synchronous or streaming (`alt=sse` or the JSON-array stream). */
 export async function answerGeminiText(sim: GeminiSimRequest) {
   const { request, reply, state } = sim;
   const options = state.options.gemini?.text ?? {};
   const prompt = promptOf(sim.body);
   const plan = planFor(options, prompt.text);
-  const entry = state.record({
-    protocol: "gemini",
-    method: request.method,
-    path: request.url.replace(/([?&]key=)[^&]*/, "$1[redacted]"),
-    headers: request.headers,
-    body: sim.body,
-  });
-  let cutting = false;
+  const path = request.url.replace(/([?&]key=)[^&]*/, "$1[redacted]");
+  const answer = PlannedAnswer.received(state, "gemini", request, reply, sim.body, path);
   const usageRecord = state.usage.open({ protocol: "gemini", model: sim.model, prompt: prompt.text });
   reply.raw.once("finish", () => {
-    if (!cutting) usageRecord.complete = true;
-  });
-  reply.raw.once("close", () => {
-    if (!reply.raw.writableFinished && !cutting) entry.aborted = true;
+    if (!answer.cutting) usageRecord.complete = true;
   });
 
   if (plan.status !== null) {
@@ -228,14 +175,10 @@ export async function answerGeminiText(sim: GeminiSimRequest) {
       await options.beforeChunk?.(i);
       if (i > 0 && plan.delayMs > 0) await sleep(plan.delayMs);
     }
-    if (plan.cutAfter !== null) {
-      cutting = true;
-      reply.raw.destroy();
-      return reply;
-    }
-    const answer = merged(chunks) as { usageMetadata?: ReportedUsage };
-    if (answer.usageMetadata) usageRecord.usage.push(answer.usageMetadata);
-    return reply.status(200).send(answer);
+    if (answer.cutWhole(plan)) return reply;
+    const whole = merged(chunks) as { usageMetadata?: ReportedUsage };
+    if (whole.usageMetadata) usageRecord.usage.push(whole.usageMetadata);
+    return reply.status(200).send(whole);
   }
 
   reply.hijack();
@@ -243,27 +186,20 @@ export async function answerGeminiText(sim: GeminiSimRequest) {
   raw.writeHead(200, { "content-type": sim.sse ? "text/event-stream" : "application/json; charset=utf-8" });
   const frame = (json: string, index: number) =>
     sim.sse ? `data: ${json}\r\n\r\n` : `${index === 0 ? "[" : ",\r\n"}${json}`;
-  for (let i = 0; i < chunks.length; i++) {
-    if (plan.cutAfter !== null && i === plan.cutAfter) {
-      // Half-close after what was written is flushed: the answer ends without its last chunk.
-      cutting = true;
-      raw.socket?.end();
-      return reply;
-    }
-    if (plan.truncateAfter !== null && i === plan.truncateAfter) break;
-    if (plan.errorAfter !== null && i === plan.errorAfter) {
-      const error = { error: { code: 500, ...ERRORS[500] } };
-      await writeAndWait(raw, frame(JSON.stringify(error), i));
-      raw.end(sim.sse ? undefined : "]");
-      return reply;
-    }
-    await options.beforeChunk?.(i);
-    if (i > 0 && plan.delayMs > 0) await sleep(plan.delayMs);
-    if (raw.destroyed) return reply;
-    const chunk = chunks[i] as { usageMetadata?: ReportedUsage };
-    if (chunk.usageMetadata) usageRecord.usage.push(chunk.usageMetadata);
-    await writeAndWait(raw, frame(JSON.stringify(chunk), i));
-  }
-  raw.end(sim.sse ? undefined : "]");
+  const end = () => raw.end(sim.sse ? undefined : "]");
+  const complete = await writePlannedSteps(raw, plan, answer, chunks.length, {
+    beforeChunk: options.beforeChunk,
+    truncate: end,
+    async error(i) {
+      await writeAndWait(raw, frame(JSON.stringify({ error: { code: 500, ...ERRORS[500] } }), i));
+      end();
+    },
+    async write(i) {
+      const chunk = chunks[i] as { usageMetadata?: ReportedUsage };
+      if (chunk.usageMetadata) usageRecord.usage.push(chunk.usageMetadata);
+      await writeAndWait(raw, frame(JSON.stringify(chunk), i));
+    },
+  });
+  if (complete) end();
   return reply;
 }

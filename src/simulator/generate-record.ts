@@ -9,7 +9,7 @@ import {
   sunoData,
 } from "./generate-record-results.js";
 import type { SimulatorState } from "./state.js";
-import { bearerAccepted, hasMarker, simDelay, simUuid } from "./task-relay.js";
+import { failsAtSubmit, hasMarker, receivedTaskCall, simUuid } from "./task-relay.js";
 
 /** One submit route of the provider: the action it does, where it is polled, what it requires. */
 interface SubmitRoute {
@@ -81,17 +81,8 @@ export async function generateRecordSimulator(app: FastifyInstance, opts: { stat
   const o = () => state.options.generateRecord ?? {};
 
   const refuse = (reply: FastifyReply, code: number, msg: string) => reply.status(200).send({ code, msg, data: null });
-  const received = async (request: FastifyRequest, body: unknown) => {
-    state.record({
-      protocol: "generate-record",
-      method: request.method,
-      path: request.url,
-      headers: request.headers,
-      body,
-    });
-    await simDelay(o().latencyMs);
-    return bearerAccepted(state, request);
-  };
+  const received = (request: FastifyRequest, body: unknown) =>
+    receivedTaskCall(state, "generate-record", request, body, o().latencyMs);
 
   const callbackBody = (task: RecordTask, word: string, stage: number) => {
     const failed = task.fails && stage >= 3;
@@ -156,10 +147,7 @@ export async function generateRecordSimulator(app: FastifyInstance, opts: { stat
         route: submit.route,
         createdAt: Date.now(),
         completeAfterMs: o().completeAfterMs ?? 3000,
-        fails:
-          hasMarker(body, "[fail]") ||
-          (o().failActions ?? []).includes(submit.action) ||
-          state.random() < (o().failureRate ?? 0),
+        fails: failsAtSubmit(state, body, submit.action, o()),
         oddStatus: false,
         clipIds: Array.from({ length: clips }, () => simUuid(state.random)),
         durations: Array.from({ length: clips }, () => Math.round((120 + state.random() * 120) * 100) / 100),
@@ -173,13 +161,7 @@ export async function generateRecordSimulator(app: FastifyInstance, opts: { stat
         sourceClipId: submit.sourceClip ? String(body.audioId) : undefined,
       };
       tasks.set(task.id, task);
-      state.usage.open({
-        protocol: "generate-record",
-        model: task.model,
-        prompt: task.prompt,
-        task: { id: task.id, ends: task.fails ? "failure" : "success" },
-        complete: true,
-      });
+      state.usage.openTask("generate-record", task, task.fails ? "failure" : "success");
       if (task.callbackUrl && (o().callbacks ?? true)) {
         pendingCallbacks.add(task);
         if (!timer) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { type ChatScript, chatScript, type ScriptChoice } from "./chat-script.js";
-import { sleep, writeAndWait } from "./gemini-text.js";
+import { PlannedAnswer, writeAndWait, writePlannedSteps } from "./planned-stream.js";
 import type { SimulatorState } from "./state.js";
 
 const ERRORS: Record<number, { message: string; type: string; code: string | null }> = {
@@ -65,6 +65,31 @@ function steps(choice: ScriptChoice): number {
   return choice.tool ? choice.tool.argPieces.length : choice.pieces.length;
 }
 
+/** The delta of one choice at stream step `i` (none once the choice has no more pieces). */
+function chunkChoice(c: ScriptChoice, index: number, i: number): unknown[] {
+  if (i >= steps(c)) return [];
+  const first = i === 0 ? { role: "assistant" } : {};
+  if (c.tool) {
+    const call =
+      i === 0
+        ? {
+            index: 0,
+            id: c.tool.id,
+            type: "function",
+            function: { name: c.tool.name, arguments: c.tool.argPieces[0] },
+          }
+        : { index: 0, function: { arguments: c.tool.argPieces[i] } };
+    return [
+      {
+        index,
+        delta: { ...first, ...(i === 0 ? { content: null } : {}), tool_calls: [call] },
+        finish_reason: null,
+      },
+    ];
+  }
+  return [{ index, delta: { ...first, content: c.pieces[i] }, finish_reason: null }];
+}
+
 /** `POST /v1/chat/completions`: the OpenAI-compatible chat protocol, plain and streamed. */
 export async function openAiChatSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
   const { state } = opts;
@@ -82,17 +107,7 @@ export async function openAiChatSimulator(app: FastifyInstance, opts: { state: S
       });
     }
     const body = request.body as any;
-    const entry = state.record({
-      protocol: "openai-chat",
-      method: request.method,
-      path: request.url,
-      headers: request.headers,
-      body,
-    });
-    let cutting = false;
-    reply.raw.once("close", () => {
-      if (!reply.raw.writableFinished && !cutting) entry.aborted = true;
-    });
+    const answer = PlannedAnswer.received(state, "openai-chat", request, reply, body);
     const options = state.options.openaiChat ?? {};
     const script = scriptFor(state, body);
     const { plan } = script;
@@ -105,11 +120,7 @@ export async function openAiChatSimulator(app: FastifyInstance, opts: { state: S
     const id = `chatcmpl-${script.id}`;
 
     if (body?.stream !== true) {
-      if (plan.cutAfter !== null) {
-        cutting = true;
-        reply.raw.destroy();
-        return reply;
-      }
+      if (answer.cutWhole(plan)) return reply;
       return reply.send({
         id,
         object: "chat.completion",
@@ -145,49 +156,16 @@ export async function openAiChatSimulator(app: FastifyInstance, opts: { state: S
     const send = (chunk: unknown) => writeAndWait(raw, `data: ${JSON.stringify(chunk)}\n\n`);
     const head = { id, object: "chat.completion.chunk", created, model, system_fingerprint: "fp_sim" };
     const total = Math.max(...script.choices.map(steps));
-    for (let i = 0; i < total; i++) {
-      if (plan.cutAfter !== null && i === plan.cutAfter) {
-        cutting = true;
-        raw.socket?.end();
-        return reply;
-      }
-      if (plan.truncateAfter !== null && i === plan.truncateAfter) {
-        raw.end("data: [DONE]\n\n");
-        return reply;
-      }
-      if (plan.errorAfter !== null && i === plan.errorAfter) {
+    const complete = await writePlannedSteps(raw, plan, answer, total, {
+      beforeChunk: options.beforeChunk,
+      truncate: () => raw.end("data: [DONE]\n\n"),
+      async error() {
         await send({ error: { ...ERRORS[500], param: null } });
         raw.end();
-        return reply;
-      }
-      await options.beforeChunk?.(i);
-      if (i > 0 && plan.delayMs > 0) await sleep(plan.delayMs);
-      if (raw.destroyed) return reply;
-      const choices = script.choices.flatMap((c, index): unknown[] => {
-        if (i >= steps(c)) return [];
-        const first = i === 0 ? { role: "assistant" } : {};
-        if (c.tool) {
-          const call =
-            i === 0
-              ? {
-                  index: 0,
-                  id: c.tool.id,
-                  type: "function",
-                  function: { name: c.tool.name, arguments: c.tool.argPieces[0] },
-                }
-              : { index: 0, function: { arguments: c.tool.argPieces[i] } };
-          return [
-            {
-              index,
-              delta: { ...first, ...(i === 0 ? { content: null } : {}), tool_calls: [call] },
-              finish_reason: null,
-            },
-          ];
-        }
-        return [{ index, delta: { ...first, content: c.pieces[i] }, finish_reason: null }];
-      });
-      await send({ ...head, choices });
-    }
+      },
+      write: (i) => send({ ...head, choices: script.choices.flatMap((c, index) => chunkChoice(c, index, i)) }),
+    });
+    if (!complete) return reply;
     await send({
       ...head,
       choices: script.choices.map((c, index) => ({ index, delta: {}, finish_reason: finishWord(c) })),

@@ -3,6 +3,7 @@
  * retrieves fail, whether its content is slow), and each retrieve moves it one step on.
  */
 
+import type { VideoObject } from "../core/videos/video-object.js";
 import type { VideoCreateRequest } from "./openai-videos-request.js";
 import type { VideosSimOptions } from "./options.js";
 
@@ -23,23 +24,6 @@ export interface SimVideo {
   polls: number;
   /** When it reached its end (ms), once it has. */
   finishedAt: number | null;
-}
-
-/** The video object of the OpenAI Videos API. */
-export interface VideoObject {
-  id: string;
-  object: "video";
-  model: string;
-  status: "queued" | "in_progress" | "completed" | "failed";
-  progress: number;
-  created_at: number;
-  completed_at: number | null;
-  expires_at: number | null;
-  prompt: string;
-  seconds: string;
-  size: string;
-  error: { code: string; message: string } | null;
-  remixed_from_video_id: string | null;
 }
 
 /** What a video's prompt markers (or else the options) decide about it, and the randomness used. */

@@ -13,8 +13,8 @@ import {
 import type { SimulatorState } from "./state.js";
 import { bearerAccepted, simDelay } from "./task-relay.js";
 
+export type { VideoObject } from "../core/videos/video-object.js";
 export type { VideoDownload } from "./openai-videos-download.js";
-export type { VideoObject } from "./openai-videos-lifecycle.js";
 export type { OpenAiVideosReceived, VideoReference } from "./openai-videos-request.js";
 
 const notFound = (reply: FastifyReply, id: string) => reply.status(404).send(videoNotFound(id));
@@ -81,16 +81,8 @@ export async function openAiVideosSimulator(app: FastifyInstance, opts: { state:
       finishedAt: null,
     };
     videos.set(video.id, video);
-    state.usage.open({
-      protocol: "openai-videos",
-      model: video.model,
-      prompt: video.prompt,
-      task: {
-        id: video.id,
-        ends: video.ends === "completed" && plan.pollErrors !== Number.POSITIVE_INFINITY ? "success" : "failure",
-      },
-      complete: true,
-    });
+    const succeeds = video.ends === "completed" && plan.pollErrors !== Number.POSITIVE_INFINITY;
+    state.usage.openTask("openai-videos", video, succeeds ? "success" : "failure");
     return reply.send(videoObject(video, o()));
   }
 

@@ -55,6 +55,39 @@ export function simDelay(ms: number | undefined): Promise<void> {
 }
 
 /**
+ * What every call of a task protocol does first: the request recorded, the simulated latency
+ * waited; true when its Bearer key is accepted.
+ */
+export async function receivedTaskCall(
+  state: SimulatorState,
+  protocol: "task-relay" | "generate-record",
+  request: FastifyRequest,
+  body: unknown,
+  latencyMs: number | undefined,
+): Promise<boolean> {
+  state.record({ protocol, method: request.method, path: request.url, headers: request.headers, body });
+  await simDelay(latencyMs);
+  return bearerAccepted(state, request);
+}
+
+/**
+ * Whether a task submitted now will fail: `[fail]` in any string field of its body, an action
+ * set to fail, or a draw under the failure rate.
+ */
+export function failsAtSubmit(
+  state: SimulatorState,
+  body: Record<string, unknown>,
+  action: string,
+  faults: { failActions?: string[]; failureRate?: number },
+): boolean {
+  return (
+    hasMarker(body, "[fail]") ||
+    (faults.failActions ?? []).includes(action) ||
+    state.random() < (faults.failureRate ?? 0)
+  );
+}
+
+/**
  * The `task-relay` protocol: `POST /{prefix}/submit/{ACTION}` and `POST /{prefix}/fetch`, any
  * prefix. A task's state is computed from the time since its submit, so thousands of tasks in
  * flight cost nothing between calls.
@@ -71,15 +104,9 @@ export async function taskRelaySimulator(app: FastifyInstance, opts: { state: Si
 
   app.post("/:prefix/submit/:action", async (request, reply) => {
     const { action } = request.params as { prefix: string; action: string };
-    state.record({
-      protocol: "task-relay",
-      method: "POST",
-      path: request.url,
-      headers: request.headers,
-      body: request.body,
-    });
-    await simDelay(o().latencyMs);
-    if (!bearerAccepted(state, request)) return refuse(reply, 401, "invalid api key");
+    if (!(await receivedTaskCall(state, "task-relay", request, request.body, o().latencyMs))) {
+      return refuse(reply, 401, "invalid api key");
+    }
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (hasMarker(body, "[refuse]") || state.random() < (o().refuseRate ?? 0)) {
       return refuse(reply, 400, "the prompt was refused by the simulated upstream");
@@ -91,10 +118,7 @@ export async function taskRelaySimulator(app: FastifyInstance, opts: { state: Si
       action,
       createdAt: Date.now(),
       completeAfterMs: o().completeAfterMs ?? 3000,
-      fails:
-        hasMarker(body, "[fail]") ||
-        (o().failActions ?? []).includes(action) ||
-        state.random() < (o().failureRate ?? 0),
+      fails: failsAtSubmit(state, body, action, o()),
       oddStatus: hasMarker(body, "[odd-status]"),
       clipIds: made.map((m) => m.id),
       title: typeof body.title === "string" ? body.title : "Untitled",
@@ -104,26 +128,14 @@ export async function taskRelaySimulator(app: FastifyInstance, opts: { state: Si
     };
     tasks.set(task.id, task);
     outputs.set(task.id, made);
-    state.usage.open({
-      protocol: "task-relay",
-      model: task.model,
-      prompt: task.prompt,
-      task: { id: task.id, ends: task.fails ? "failure" : "success" },
-      complete: true,
-    });
+    state.usage.openTask("task-relay", task, task.fails ? "failure" : "success");
     return { code: "success", message: "", data: task.id };
   });
 
   app.post("/:prefix/fetch", async (request, reply) => {
-    state.record({
-      protocol: "task-relay",
-      method: "POST",
-      path: request.url,
-      headers: request.headers,
-      body: request.body,
-    });
-    await simDelay(o().latencyMs);
-    if (!bearerAccepted(state, request)) return refuse(reply, 401, "invalid api key");
+    if (!(await receivedTaskCall(state, "task-relay", request, request.body, o().latencyMs))) {
+      return refuse(reply, 401, "invalid api key");
+    }
     const ids = (request.body as { ids?: unknown })?.ids;
     if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) {
       return refuse(reply, 400, "ids must be an array of strings");

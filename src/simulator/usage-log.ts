@@ -45,6 +45,15 @@ export class UsageLog {
     else this.dropped += 1;
     return record;
   }
+
+  /** Records a task (or video) accepted whose end was decided when it was submitted. */
+  openTask(
+    protocol: UsageRecord["protocol"],
+    task: { id: string; model: string; prompt: string },
+    ends: "success" | "failure",
+  ): UsageRecord {
+    return this.open({ protocol, model: task.model, prompt: task.prompt, task: { id: task.id, ends }, complete: true });
+  }
 }
 
 /** `GET /simulator/usage`: the usage log, read-only. */

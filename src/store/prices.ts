@@ -1,11 +1,27 @@
 import type { Kysely, Selectable } from "kysely";
-import { DEFAULT_PRICES } from "../core/default-prices.js";
+import { DEFAULT_PRICES, type DefaultPrice } from "../core/default-prices.js";
 import { unixNow } from "../core/ids.js";
 import type { TokenPrice } from "../core/pricing.js";
 import type { Database, PricesTable } from "./schema.js";
 
 export type PriceKind = "task" | "image" | "content";
 export type PriceRow = Selectable<PricesTable>;
+
+/** A price as it is set, a default price as any other: what its kind does not use is left out. */
+export type PriceInput = DefaultPrice;
+
+/** The stored row of a price set at `now`. */
+function priceRow(p: PriceInput, now: number) {
+  return {
+    kind: p.kind,
+    name: p.name,
+    price: p.price ?? 0,
+    input_per_million: p.inputPerMillion ?? 0,
+    output_per_million: p.outputPerMillion ?? 0,
+    cached_ratio: p.cachedRatio ?? 1,
+    updated_at: now,
+  };
+}
 
 /** Prices and group ratios, read from the store and cached until a change is announced. */
 export class PriceBook {
@@ -37,15 +53,7 @@ export class PriceBook {
     for (const p of DEFAULT_PRICES) {
       await this.db
         .insertInto("prices")
-        .values({
-          kind: p.kind,
-          name: p.name,
-          price: p.price ?? 0,
-          input_per_million: p.inputPerMillion ?? 0,
-          output_per_million: p.outputPerMillion ?? 0,
-          cached_ratio: p.cachedRatio ?? 1,
-          updated_at: now,
-        })
+        .values(priceRow(p, now))
         .onConflict((oc) => oc.columns(["kind", "name"]).doNothing())
         .execute();
     }
@@ -90,23 +98,8 @@ export class PriceBook {
     );
   }
 
-  async setPrice(p: {
-    kind: PriceKind;
-    name: string;
-    price?: number;
-    inputPerMillion?: number;
-    outputPerMillion?: number;
-    cachedRatio?: number;
-  }): Promise<void> {
-    const values = {
-      kind: p.kind,
-      name: p.name,
-      price: p.price ?? 0,
-      input_per_million: p.inputPerMillion ?? 0,
-      output_per_million: p.outputPerMillion ?? 0,
-      cached_ratio: p.cachedRatio ?? 1,
-      updated_at: unixNow(),
-    };
+  async setPrice(p: PriceInput): Promise<void> {
+    const values = priceRow(p, unixNow());
     await this.db
       .insertInto("prices")
       .values(values)

@@ -25,6 +25,34 @@ export interface UpstreamCall {
   timeoutMs?: number;
 }
 
+/** What an adapter needs of a channel to call it: its address, its key and its time limits. */
+export interface UpstreamEndpoint {
+  baseUrl: string;
+  key: string;
+  settings: { timeoutMs?: number; connectTimeoutMs?: number; firstByteTimeoutMs?: number };
+}
+
+/** A JSON `POST` to `url` within the endpoint's time limits. */
+export function postJson(
+  endpoint: UpstreamEndpoint,
+  url: string,
+  headers: Record<string, string>,
+  body: { json?: unknown; jsonText?: string },
+  signal: AbortSignal,
+): UpstreamCall {
+  return {
+    method: "POST",
+    url,
+    headers,
+    json: body.json,
+    jsonText: body.jsonText,
+    signal,
+    connectTimeoutMs: endpoint.settings.connectTimeoutMs,
+    firstByteTimeoutMs: endpoint.settings.firstByteTimeoutMs,
+    timeoutMs: endpoint.settings.timeoutMs,
+  };
+}
+
 /** `https://host/path` without query or credentials: safe to put in an error or a log. */
 export function safeUrl(url: string): string {
   try {
@@ -112,16 +140,10 @@ export async function callUpstream(call: UpstreamCall): Promise<Dispatcher.Respo
 }
 
 /**
- * Reads a JSON answer; a non-2xx status or a body that is not JSON becomes an UpstreamError.
- * `secret` (the channel key) is blanked from any upstream text put into the error.
+ * Reads an answer's whole body as text; one larger than `maxBytes` is dropped as a retryable
+ * UpstreamError, and a failure while reading becomes a classified one.
  */
-export async function readJson(
-  res: ChunkedAnswer,
-  url: string,
-  options: { maxBytes?: number; secret?: string } = {},
-): Promise<unknown> {
-  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-  let text: string;
+export async function readText(res: ChunkedAnswer, url: string, maxBytes: number): Promise<string> {
   try {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -133,11 +155,32 @@ export async function readJson(
       }
       chunks.push(chunk as Buffer);
     }
-    text = Buffer.concat(chunks).toString("utf8");
+    return Buffer.concat(chunks).toString("utf8");
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
     throw networkError(err, url);
   }
+}
+
+/** One event of a stream as JSON; an event that is not JSON is a retryable UpstreamError. */
+export function parseEvent(data: string, url: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new UpstreamError("retryable", `upstream sent an event that is not JSON (${safeUrl(url)})`);
+  }
+}
+
+/**
+ * Reads a JSON answer; a non-2xx status or a body that is not JSON becomes an UpstreamError.
+ * `secret` (the channel key) is blanked from any upstream text put into the error.
+ */
+export async function readJson(
+  res: ChunkedAnswer,
+  url: string,
+  options: { maxBytes?: number; secret?: string } = {},
+): Promise<unknown> {
+  const text = await readText(res, url, options.maxBytes ?? 64 * 1024 * 1024);
   let parsed: unknown;
   try {
     parsed = text === "" ? null : JSON.parse(text);

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../../core/errors.js";
 import { type VideoVariant, videoExpiresAt, videoFileKeys } from "../../core/videos/video-object.js";
 import type { TaskRow } from "../../store/task-reads.js";
+import { redirectTo, sendBytes } from "../blob-downloads.js";
 import { parseByteRange } from "../byte-range.js";
 import { ownedVideo } from "./owned-video.js";
 import type { VideoSurfaceDeps } from "./ports.js";
@@ -67,19 +68,12 @@ export async function sendVideoContent(
   // A bucket with BLOB_DOWNLOADS=redirect: a short-lived presigned URL (clients drop the
   // Authorization header on the redirect to another origin).
   const redirect = await deps.files.downloadUrl(key);
-  if (redirect !== null) {
-    return reply.status(302).header("location", redirect).header("cache-control", "no-store").send();
-  }
+  if (redirect !== null) return redirectTo(reply, redirect);
   const range = variant === "video" ? parseByteRange(request.headers.range, info.size) : null;
   reply.header("accept-ranges", variant === "video" ? "bytes" : "none");
   if (range === "unsatisfiable") return reply.status(416).header("content-range", `bytes */${info.size}`).send();
   reply.header("content-type", info.mimeType).header("x-content-type-options", "nosniff");
   const blob = await deps.files.open(key, range ?? undefined);
   if (!blob) throw new GatewayError("GW_ERR_NOT_FOUND", `The content of video ${row.task_id} has expired.`);
-  if (range === null) return reply.header("content-length", String(blob.size)).send(blob.stream);
-  return reply
-    .status(206)
-    .header("content-range", `bytes ${range.start}-${range.end}/${blob.size}`)
-    .header("content-length", String(range.end - range.start + 1))
-    .send(blob.stream);
+  return sendBytes(reply, blob, range);
 }

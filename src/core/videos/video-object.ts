@@ -1,7 +1,7 @@
 import { DEFAULT_VIDEO_SECONDS, DEFAULT_VIDEO_SIZE, type VideoBody } from "../tasks/kinds/video-body.js";
 import type { StoredTask } from "../tasks/ports.js";
 
-/** The video object of the OpenAI Videos API, as the gateway answers it. */
+/** The video object of the OpenAI Videos API: what the gateway answers, and the simulated upstream too. */
 export interface VideoObject {
   id: string;
   object: "video";

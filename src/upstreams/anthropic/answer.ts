@@ -1,4 +1,5 @@
 import type { ChatAnswer, ChatEvent, ChatFinishReason, ChatToolCall, ChatUsage } from "../../core/chat/canonical.js";
+import { answerIdentity, finishByTable, tokenCount } from "../chat-answer-reading.js";
 
 const STOP: Record<string, ChatFinishReason> = {
   end_turn: "stop",
@@ -9,22 +10,16 @@ const STOP: Record<string, ChatFinishReason> = {
   pause_turn: "stop",
 };
 
-export function finishFromStopReason(reason: unknown): ChatFinishReason {
-  return (typeof reason === "string" && STOP[reason]) || "stop";
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
+const finishFromStopReason = (reason: unknown) => finishByTable(STOP, reason);
 
 /** Anthropic's usage: its `input_tokens` leave out cache reads and writes, canonical input holds them. */
 export function usageFromAnthropic(usage: unknown): ChatUsage | null {
   if (!usage || typeof usage !== "object") return null;
   const u = usage as Record<string, unknown>;
-  const cacheRead = count(u.cache_read_input_tokens);
+  const cacheRead = tokenCount(u.cache_read_input_tokens);
   return {
-    inputTokens: count(u.input_tokens) + cacheRead + count(u.cache_creation_input_tokens),
-    outputTokens: count(u.output_tokens),
+    inputTokens: tokenCount(u.input_tokens) + cacheRead + tokenCount(u.cache_creation_input_tokens),
+    outputTokens: tokenCount(u.output_tokens),
     cachedInputTokens: cacheRead,
     reasoningTokens: 0,
   };
@@ -46,8 +41,7 @@ export function answerFromAnthropic(body: unknown, fallbackModel: string): ChatA
     }
   }
   return {
-    id: typeof b.id === "string" ? b.id : "",
-    model: typeof b.model === "string" ? b.model : fallbackModel,
+    ...answerIdentity(b.id, b.model, fallbackModel),
     choices: [
       {
         index: 0,

@@ -9,7 +9,9 @@ import type {
   ChatUsage,
 } from "../../core/chat/canonical.js";
 import type { ChatUpstream, Untranslatable } from "../../core/chat/ports.js";
-import { type GeminiContentChannel, generateContent, openContentStream } from "./content.js";
+import { StreamStart, tokenCount } from "../chat-answer-reading.js";
+import type { UpstreamEndpoint } from "../http.js";
+import { generateContent, openContentStream } from "./content.js";
 
 const FINISH: Record<string, ChatFinishReason> = {
   STOP: "stop",
@@ -113,18 +115,14 @@ export function geminiChatBody(request: ChatRequest): Record<string, unknown> {
   return body;
 }
 
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
-
 function usageOf(meta: unknown): ChatUsage | null {
   if (!meta || typeof meta !== "object") return null;
   const m = meta as Record<string, unknown>;
   return {
-    inputTokens: count(m.promptTokenCount),
-    outputTokens: count(m.candidatesTokenCount) + count(m.thoughtsTokenCount),
-    cachedInputTokens: count(m.cachedContentTokenCount),
-    reasoningTokens: count(m.thoughtsTokenCount),
+    inputTokens: tokenCount(m.promptTokenCount),
+    outputTokens: tokenCount(m.candidatesTokenCount) + tokenCount(m.thoughtsTokenCount),
+    cachedInputTokens: tokenCount(m.cachedContentTokenCount),
+    reasoningTokens: tokenCount(m.thoughtsTokenCount),
   };
 }
 
@@ -154,24 +152,19 @@ function untranslatable(request: ChatRequest): Untranslatable | null {
  * start and one argument piece. A prompt blocked for safety ends choice 0 as `content_filter`.
  */
 class GeminiChunkReader {
-  private started = false;
+  private readonly start: StreamStart;
   private readonly calls = new Map<number, number>();
   private id = "";
 
-  constructor(private readonly fallbackModel: string) {}
+  constructor(fallbackModel: string) {
+    this.start = new StreamStart(fallbackModel);
+  }
 
   read(chunk: unknown): ChatEvent[] {
     const c = (chunk ?? {}) as Record<string, any>;
-    const out: ChatEvent[] = [];
-    if (!this.started) {
-      this.started = true;
-      this.id = typeof c.responseId === "string" ? c.responseId : "";
-      out.push({
-        type: "start",
-        id: this.id,
-        model: typeof c.modelVersion === "string" ? c.modelVersion : this.fallbackModel,
-      });
-    }
+    const start = this.start.at(c.responseId, c.modelVersion);
+    if (start) this.id = start.id;
+    const out: ChatEvent[] = start ? [start] : [];
     const usage = usageOf(c.usageMetadata);
     if (c.promptFeedback?.blockReason && !Array.isArray(c.candidates)) {
       if (usage) out.push({ type: "usage", usage });
@@ -243,7 +236,7 @@ async function* eventsOf(first: unknown, rest: AsyncGenerator<{ value: unknown }
 }
 
 /** The `gemini` protocol serving chat: the content adapter's wire code, behind the canonical form. */
-export const geminiChatUpstream: ChatUpstream<GeminiContentChannel> = {
+export const geminiChatUpstream: ChatUpstream<UpstreamEndpoint> = {
   untranslatable,
   async complete(channel, upstreamModel, request, signal) {
     const answer = await generateContent(channel, upstreamModel, { value: geminiChatBody(request) }, signal);

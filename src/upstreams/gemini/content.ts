@@ -1,16 +1,19 @@
 import type { ContentChunk, UpstreamBody } from "../../core/content/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
 import { callUpstreamForText, callUpstreamStreaming } from "../direct-call.js";
-import { bodyChunks, type ChunkedAnswer, networkError, safeUrl, type UpstreamCall } from "../http.js";
+import {
+  bodyChunks,
+  type ChunkedAnswer,
+  networkError,
+  parseEvent,
+  postJson,
+  readText,
+  safeUrl,
+  type UpstreamCall,
+  type UpstreamEndpoint,
+} from "../http.js";
 import { geminiError, geminiStreamError } from "./errors.js";
 import { SseByteDecoder } from "./sse-reader.js";
-
-/** What the content adapter needs of a channel. */
-export interface GeminiContentChannel {
-  baseUrl: string;
-  key: string;
-  settings: { timeoutMs?: number; connectTimeoutMs?: number; firstByteTimeoutMs?: number };
-}
 
 /** An opened upstream stream: its first chunk already read, the rest as they arrive. */
 export interface ContentStream {
@@ -27,45 +30,12 @@ export function contentUrl(baseUrl: string, model: string, stream: boolean): str
   return stream ? `${path}:streamGenerateContent?alt=sse` : `${path}:generateContent`;
 }
 
-function callOf(channel: GeminiContentChannel, url: string, body: UpstreamBody, signal: AbortSignal): UpstreamCall {
-  return {
-    method: "POST",
-    url,
-    headers: { "x-goog-api-key": channel.key },
-    json: body.value,
-    jsonText: body.text,
-    signal,
-    connectTimeoutMs: channel.settings.connectTimeoutMs,
-    firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
-    timeoutMs: channel.settings.timeoutMs,
-  };
-}
-
-async function readText(res: ChunkedAnswer, url: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of bodyChunks(res.body)) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_ANSWER_BYTES) {
-        res.body.destroy();
-        throw new UpstreamError("retryable", `upstream answer larger than ${MAX_ANSWER_BYTES} bytes (${safeUrl(url)})`);
-      }
-      chunks.push(chunk as Buffer);
-    }
-  } catch (err) {
-    throw isUpstreamError(err) ? err : networkError(err, url);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+function callOf(channel: UpstreamEndpoint, url: string, body: UpstreamBody, signal: AbortSignal): UpstreamCall {
+  return postJson(channel, url, { "x-goog-api-key": channel.key }, { json: body.value, jsonText: body.text }, signal);
 }
 
 function parseChunk(text: string, url: string, key: string): ContentChunk {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new UpstreamError("retryable", `upstream sent an event that is not JSON (${safeUrl(url)})`);
-  }
+  const parsed = parseEvent(text, url);
   const error = (parsed as { error?: unknown })?.error;
   if (error && typeof error === "object") throw geminiStreamError(error, key);
   return { value: parsed, text };
@@ -73,7 +43,7 @@ function parseChunk(text: string, url: string, key: string): ContentChunk {
 
 /** Calls `:generateContent` and returns the answer; failures come back as classified UpstreamErrors. */
 export async function generateContent(
-  channel: GeminiContentChannel,
+  channel: UpstreamEndpoint,
   upstreamModel: string,
   body: UpstreamBody,
   signal: AbortSignal,
@@ -91,7 +61,7 @@ async function* chunksOf(res: ChunkedAnswer, url: string, key: string): AsyncGen
   try {
     if (type.includes("application/json")) {
       // An upstream that ignored `alt=sse` and sent the JSON-array stream: read it whole.
-      const parsed = JSON.parse(await readText(res, url));
+      const parsed = JSON.parse(await readText(res, url, MAX_ANSWER_BYTES));
       for (const item of Array.isArray(parsed) ? parsed : [parsed]) yield parseChunk(JSON.stringify(item), url, key);
       return;
     }
@@ -112,7 +82,7 @@ async function* chunksOf(res: ChunkedAnswer, url: string, key: string): AsyncGen
  * it (an error status, an error event, an empty or broken stream) can still go to another channel.
  */
 export async function openContentStream(
-  channel: GeminiContentChannel,
+  channel: UpstreamEndpoint,
   upstreamModel: string,
   body: UpstreamBody,
   signal: AbortSignal,
@@ -121,7 +91,7 @@ export async function openContentStream(
   // Read as it arrives, with no readable stream made of it (see callUpstreamStreaming).
   const res = await callUpstreamStreaming(callOf(channel, url, body, signal));
   if (res.statusCode < 200 || res.statusCode >= 300) {
-    throw geminiError(res.statusCode, await readText(res, url), channel.key);
+    throw geminiError(res.statusCode, await readText(res, url, MAX_ANSWER_BYTES), channel.key);
   }
   const rest = chunksOf(res, url, channel.key);
   const first = await rest.next();

@@ -1,16 +1,9 @@
 import { sniffImageType } from "../../core/images/image-type.js";
 import type { GeneratedImage, UpstreamImageCall } from "../../core/images/image-upstream.js";
 import { ImageNotReturnedError } from "../../core/images/no-image-error.js";
-import { callUpstream } from "../http.js";
+import { callUpstream, type UpstreamEndpoint } from "../http.js";
 import { geminiError } from "./errors.js";
 import { decodeBase64InPlace, RawJsonString, readAnswerWithRawStrings } from "./image-answer.js";
-
-/** What the image adapters need of a channel. */
-export interface ImageEndpoint {
-  baseUrl: string;
-  key: string;
-  settings: { timeoutMs?: number; connectTimeoutMs?: number; firstByteTimeoutMs?: number };
-}
 
 /** Image generation takes long before the first byte: 4K images can need minutes. */
 export const IMAGE_CALL_TIMEOUT_MS = 300_000;
@@ -86,7 +79,7 @@ export function imageFromAnswer(answer: any): GeneratedImage {
   throw new ImageNotReturnedError(false, finish, `upstream answer ended without an image (${finish})`);
 }
 
-async function generateOne(endpoint: ImageEndpoint, call: UpstreamImageCall): Promise<GeneratedImage> {
+async function generateOne(endpoint: UpstreamEndpoint, call: UpstreamImageCall): Promise<GeneratedImage> {
   const url = `${endpoint.baseUrl}/v1beta/models/${encodeURIComponent(call.upstreamModel)}:generateContent`;
   const timeout = endpoint.settings.timeoutMs ?? IMAGE_CALL_TIMEOUT_MS;
   const res = await callUpstream({
@@ -112,7 +105,7 @@ async function generateOne(endpoint: ImageEndpoint, call: UpstreamImageCall): Pr
  * failure is thrown (a safety block first, then any other).
  */
 export async function generateGeminiImages(
-  endpoint: ImageEndpoint,
+  endpoint: UpstreamEndpoint,
   call: UpstreamImageCall,
 ): Promise<GeneratedImage[]> {
   const outcomes = await Promise.allSettled(Array.from({ length: call.n }, () => generateOne(endpoint, call)));

@@ -1,4 +1,5 @@
 import type { ChatAnswer, ChatChoice, ChatEvent, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
+import { answerIdentity, finishByTable, StreamStart, tokenCount } from "../chat-answer-reading.js";
 
 const FINISH: Record<string, ChatFinishReason> = {
   stop: "stop",
@@ -8,14 +9,7 @@ const FINISH: Record<string, ChatFinishReason> = {
   content_filter: "content_filter",
 };
 
-/** An upstream finish reason; an unknown word counts as a natural stop. */
-export function finishFromWire(reason: unknown): ChatFinishReason {
-  return (typeof reason === "string" && FINISH[reason]) || "stop";
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
+const finishFromWire = (reason: unknown) => finishByTable(FINISH, reason);
 
 /**
  * Usage of an OpenAI-compatible answer, read leniently: cached input as OpenAI
@@ -25,10 +19,10 @@ export function usageFromWire(usage: unknown): ChatUsage | null {
   if (!usage || typeof usage !== "object") return null;
   const u = usage as Record<string, any>;
   return {
-    inputTokens: count(u.prompt_tokens),
-    outputTokens: count(u.completion_tokens),
-    cachedInputTokens: count(u.prompt_tokens_details?.cached_tokens) || count(u.prompt_cache_hit_tokens),
-    reasoningTokens: count(u.completion_tokens_details?.reasoning_tokens),
+    inputTokens: tokenCount(u.prompt_tokens),
+    outputTokens: tokenCount(u.completion_tokens),
+    cachedInputTokens: tokenCount(u.prompt_tokens_details?.cached_tokens) || tokenCount(u.prompt_cache_hit_tokens),
+    reasoningTokens: tokenCount(u.completion_tokens_details?.reasoning_tokens),
   };
 }
 
@@ -53,8 +47,7 @@ export function answerFromWire(body: unknown, fallbackModel: string): ChatAnswer
     finishReason: finishFromWire(c?.finish_reason),
   }));
   return {
-    id: typeof b.id === "string" ? b.id : "",
-    model: typeof b.model === "string" ? b.model : fallbackModel,
+    ...answerIdentity(b.id, b.model, fallbackModel),
     choices,
     usage: usageFromWire(b.usage),
   };
@@ -65,22 +58,17 @@ export function answerFromWire(body: unknown, fallbackModel: string): ChatAnswer
  * the choice; the first piece of each (it carries the id and name) starts it.
  */
 export class OpenAiChunkReader {
-  private started = false;
+  private readonly start: StreamStart;
   private readonly calls = new Set<string>();
 
-  constructor(private readonly fallbackModel: string) {}
+  constructor(fallbackModel: string) {
+    this.start = new StreamStart(fallbackModel);
+  }
 
   read(chunk: unknown): ChatEvent[] {
     const c = (chunk ?? {}) as Record<string, any>;
-    const out: ChatEvent[] = [];
-    if (!this.started) {
-      this.started = true;
-      out.push({
-        type: "start",
-        id: typeof c.id === "string" ? c.id : "",
-        model: typeof c.model === "string" ? c.model : this.fallbackModel,
-      });
-    }
+    const start = this.start.at(c.id, c.model);
+    const out: ChatEvent[] = start ? [start] : [];
     for (const choice of Array.isArray(c.choices) ? c.choices : []) {
       const index = typeof choice?.index === "number" ? choice.index : 0;
       const delta = choice?.delta ?? {};

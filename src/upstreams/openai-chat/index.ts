@@ -1,38 +1,22 @@
-import { answerAsEvents } from "../../core/chat/answer-events.js";
 import type { ChatAnswer, ChatEvent, ChatRequest } from "../../core/chat/canonical.js";
 import type { ChatUpstream, Untranslatable } from "../../core/chat/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
-import { callUpstreamStreaming } from "../direct-call.js";
+import { type ChatPost, postChat, postChatStream, v1Post } from "../chat-call.js";
 import { SseByteDecoder } from "../gemini/sse-reader.js";
-import { bodyChunks, type ChunkedAnswer, networkError, readJson, safeUrl, upstreamMessage } from "../http.js";
+import {
+  bodyChunks,
+  type ChunkedAnswer,
+  networkError,
+  parseEvent,
+  type UpstreamEndpoint,
+  upstreamMessage,
+} from "../http.js";
 import { answerFromWire, OpenAiChunkReader } from "./answer.js";
 import { openAiChatBody } from "./request.js";
 
-/** What the adapter needs of a channel. */
-export interface OpenAiChatChannel {
-  baseUrl: string;
-  key: string;
-  settings: { timeoutMs?: number; connectTimeoutMs?: number; firstByteTimeoutMs?: number };
-}
-
-/** `{base}/v1/chat/completions` (a base that already ends in `/v1` is taken as it is). */
-export function chatCompletionsUrl(baseUrl: string): string {
-  const base = baseUrl.replace(/\/+$/, "");
-  return base.endsWith("/v1") ? `${base}/chat/completions` : `${base}/v1/chat/completions`;
-}
-
-/** The call; its answer is read as it arrives, with no readable stream made of it (see callUpstreamStreaming). */
-function send(channel: OpenAiChatChannel, body: unknown, signal: AbortSignal) {
-  return callUpstreamStreaming({
-    method: "POST",
-    url: chatCompletionsUrl(channel.baseUrl),
-    headers: { authorization: `Bearer ${channel.key}` },
-    json: body,
-    signal,
-    connectTimeoutMs: channel.settings.connectTimeoutMs,
-    firstByteTimeoutMs: channel.settings.firstByteTimeoutMs,
-    timeoutMs: channel.settings.timeoutMs,
-  });
+/** `POST {base}/v1/chat/completions` (a base that already ends in `/v1` is taken as it is), the key as a Bearer token. */
+function postOf(channel: UpstreamEndpoint): ChatPost {
+  return v1Post(channel.baseUrl, "chat/completions", { authorization: `Bearer ${channel.key}` });
 }
 
 /** An error object inside a 200 answer or stream event. */
@@ -47,13 +31,9 @@ function embeddedError(value: unknown, key: string): UpstreamError | null {
   });
 }
 
-function parseEvent(data: string, url: string, key: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(data);
-  } catch {
-    throw new UpstreamError("retryable", `upstream sent an event that is not JSON (${safeUrl(url)})`);
-  }
+/** One chunk of the stream; an error object in it is thrown as the error it reports. */
+function chunkOf(data: string, url: string, key: string): unknown {
+  const parsed = parseEvent(data, url);
   const error = embeddedError(parsed, key);
   if (error) throw error;
   return parsed;
@@ -89,12 +69,12 @@ async function* eventsOf(res: ChunkedAnswer, url: string, key: string, reader: C
     for await (const chunk of bodyChunks(res.body)) {
       for (const data of decoder.push(chunk)) {
         if (data.trim() === "[DONE]") return;
-        for (const event of reader.read(parseEvent(data, url, key))) yield event;
+        for (const event of reader.read(chunkOf(data, url, key))) yield event;
       }
     }
     for (const data of decoder.finish()) {
       if (data.trim() === "[DONE]") return;
-      for (const event of reader.read(parseEvent(data, url, key))) yield event;
+      for (const event of reader.read(chunkOf(data, url, key))) yield event;
     }
   } catch (err) {
     throw isUpstreamError(err) ? err : networkError(err, url);
@@ -102,30 +82,24 @@ async function* eventsOf(res: ChunkedAnswer, url: string, key: string, reader: C
 }
 
 /** The Chat Completions protocol (`POST {base}/v1/chat/completions`, Bearer key) in a vendor's dialect. */
-export function openAiChatProtocol(dialect: OpenAiChatDialect): ChatUpstream<OpenAiChatChannel> {
+export function openAiChatProtocol(dialect: OpenAiChatDialect): ChatUpstream<UpstreamEndpoint> {
   return {
     untranslatable: (request) => dialect.untranslatable(request),
 
     async complete(channel, upstreamModel, request: ChatRequest, signal): Promise<ChatAnswer> {
-      const url = chatCompletionsUrl(channel.baseUrl);
-      const res = await send(channel, openAiChatBody(request, upstreamModel, false), signal);
-      const body = await readJson(res, url, { secret: channel.key });
+      const body = await postChat(channel, postOf(channel), openAiChatBody(request, upstreamModel, false), signal);
       const error = embeddedError(body, channel.key);
       if (error) throw error;
       return dialect.readAnswer(body, upstreamModel);
     },
 
     async openStream(channel, upstreamModel, request, signal): Promise<AsyncGenerator<ChatEvent>> {
-      const url = chatCompletionsUrl(channel.baseUrl);
-      const res = await send(channel, openAiChatBody(request, upstreamModel, true), signal);
-      if (res.statusCode < 200 || res.statusCode >= 300) await readJson(res, url, { secret: channel.key });
-      const type = String(res.headers["content-type"] ?? "");
-      if (type.includes("application/json")) {
+      const post = postOf(channel);
+      return postChatStream(channel, post, openAiChatBody(request, upstreamModel, true), signal, {
         // A server that ignored `stream: true` answered at once: its answer as events.
-        const answer = dialect.readAnswer(await readJson(res, url, { secret: channel.key }), upstreamModel);
-        return answerAsEvents(answer);
-      }
-      return eventsOf(res, url, channel.key, dialect.chunkReader(upstreamModel));
+        whole: (answer) => dialect.readAnswer(answer, upstreamModel),
+        events: (res) => eventsOf(res, post.url, channel.key, dialect.chunkReader(upstreamModel)),
+      });
     },
   };
 }

@@ -2,9 +2,8 @@ import { sniffImageType } from "../../core/images/image-type.js";
 import type { GeneratedImage, ResultDownloader, UpstreamImageCall } from "../../core/images/image-upstream.js";
 import { ImageNotReturnedError } from "../../core/images/no-image-error.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
-import type { ImageEndpoint } from "../gemini/image.js";
 import { IMAGE_CALL_TIMEOUT_MS } from "../gemini/image.js";
-import { callUpstream, readJson, safeUrl } from "../http.js";
+import { callUpstream, readJson, safeUrl, type UpstreamEndpoint } from "../http.js";
 
 /**
  * The request body. Beyond OpenAI's fields it carries `aspect_ratio` (only when the client gave
@@ -30,7 +29,7 @@ export function openAiImagesBody(call: UpstreamImageCall) {
  * channel's own host). An answer with no usable image is an ImageNotReturnedError.
  */
 export async function generateOpenAiImages(
-  endpoint: ImageEndpoint,
+  endpoint: UpstreamEndpoint,
   call: UpstreamImageCall,
   download: ResultDownloader,
 ): Promise<GeneratedImage[]> {
