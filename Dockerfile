@@ -12,7 +12,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build-if-stale.mjs scripts/build-console.mjs ./scripts/
 COPY src ./src
-RUN npm run build && rm -rf dist/simulator dist/demo.js dist/demo.d.ts
+RUN npm run build && rm -rf dist/simulator dist/app/demo.js dist/app/demo.d.ts
 
 # 2. Production dependencies only. better-sqlite3 (the SQLite driver on Node 20 and 22) fetches a
 #    prebuilt binary, or compiles with the toolchain when none fits; on Node 24 the store uses

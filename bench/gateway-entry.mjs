@@ -14,9 +14,9 @@
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { buildGateway } from "../dist/app.js";
-import { loadConfig } from "../dist/config.js";
-import { applyHeapSettings } from "../dist/heap-settings.js";
+import { buildGateway } from "../dist/app/gateway.js";
+import { loadConfig } from "../dist/config/load.js";
+import { applyHeapSettings } from "../dist/lifecycle/heap-settings.js";
 
 function required(name) {
   const value = process.env[name];

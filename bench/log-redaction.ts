@@ -1,5 +1,5 @@
 /**
- * The access line's URL redaction, alone: CPU per URL of `redactUrl` (src/log-redaction.ts) on
+ * The access line's URL redaction, alone: CPU per URL of `redactUrl` (src/logging/redaction.ts) on
  * the URLs of a busy gateway (a few stream and content paths repeated, which redaction remembers),
  * on URLs that are each new (task polls, video downloads, a model list with a page token: the
  * name of every parameter judged and every long run of key characters looked at), and on URLs that
@@ -9,7 +9,7 @@
  */
 import { parseArgs } from "node:util";
 import { randomBase62 } from "../src/core/ids.js";
-import { redactUrl } from "../src/log-redaction.js";
+import { redactUrl } from "../src/logging/redaction.js";
 import { median } from "./load.js";
 
 const { values } = parseArgs({

@@ -1,10 +1,10 @@
 import { parseArgs } from "node:util";
-import { buildGateway } from "./app.js";
+import { buildGateway } from "./app/gateway.js";
 import { runAdminCommand } from "./cli/admin.js";
-import { ConfigError, type ConfigOverrides, loadConfig } from "./config.js";
-import { configFilePath, loadConfigWithFile } from "./config-file.js";
-import { applyHeapSettings } from "./heap-settings.js";
-import { StartupError } from "./startup-errors.js";
+import { configFilePath, loadConfigWithFile } from "./config/file.js";
+import { ConfigError, type ConfigOverrides, loadConfig } from "./config/load.js";
+import { applyHeapSettings } from "./lifecycle/heap-settings.js";
+import { StartupError } from "./lifecycle/startup-errors.js";
 import { openStore } from "./store/database.js";
 import { migrateToLatest } from "./store/migrate.js";
 import { StoreLinkedError } from "./store/sqlite/database-file.js";
@@ -129,7 +129,7 @@ async function main(argv: string[]) {
     case "demo": {
       const { values } = parseArgs({ args: rest, options: { port: { type: "string" } } });
       const port = values.port ?? process.env.PORT;
-      const { runDemo } = await import("./demo.js");
+      const { runDemo } = await import("./app/demo.js");
       return runDemo(port === undefined || port === "" ? 3000 : Number(port));
     }
     case "help":

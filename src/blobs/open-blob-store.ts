@@ -1,8 +1,8 @@
 import path from "node:path";
 import type { S3Client } from "@aws-sdk/client-s3";
-import type { Config } from "../config.js";
-import { type BlobLocation, blobLocation } from "../config-blobs.js";
-import { ConfigError } from "../config-error.js";
+import { type BlobLocation, blobLocation } from "../config/blobs.js";
+import { ConfigError } from "../config/error.js";
+import type { Config } from "../config/load.js";
 import type { BlobStore } from "./blob-store.js";
 import { DeferredBlobStore } from "./deferred-blob-store.js";
 import { LocalBlobStore } from "./local-blob-store.js";

@@ -1,4 +1,4 @@
-import { StartupError } from "../startup-errors.js";
+import { StartupError } from "../lifecycle/startup-errors.js";
 
 type SdkFailure = Error & { code?: string; $metadata?: { httpStatusCode?: number }; cause?: unknown };
 

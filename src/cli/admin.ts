@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { resetAdminKey } from "../auth/admin-key.js";
-import { type Config, loadConfig } from "../config.js";
-import { configFilePath, loadConfigWithFile } from "../config-file.js";
+import { configFilePath, loadConfigWithFile } from "../config/file.js";
+import { type Config, loadConfig } from "../config/load.js";
 import { isGatewayError } from "../core/errors.js";
 import type { ChangeTopic } from "../events/change-bus.js";
 import { RedisChangeBus } from "../events/redis-change-bus.js";

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import { PeriodicService } from "../periodic-service.js";
+import { PeriodicService } from "../lifecycle/periodic-service.js";
 import type { IdempotencyKeys } from "./idempotency-keys.js";
 
 /** How often remembered answers past their 24 hours are deleted. */

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BackgroundService } from "../background-service.js";
 import type { Channel } from "../core/channel.js";
 import type { UpstreamError } from "../core/upstream-error.js";
+import type { BackgroundService } from "../lifecycle/background-service.js";
 import type { Channels } from "../store/channels.js";
 
 export const AUTO_DISABLED = "auto_disabled";

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Channel } from "../core/channel.js";
 import type { VendorRegistry } from "../core/vendor-registry.js";
-import { PeriodicService } from "../periodic-service.js";
+import { PeriodicService } from "../lifecycle/periodic-service.js";
 import type { Channels } from "../store/channels.js";
 import { callUpstream } from "../upstreams/http.js";
 import { AUTO_DISABLED } from "./channel-health.js";

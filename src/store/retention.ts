@@ -5,7 +5,7 @@ import { isPartitioned, type PartitionUpkeep, upkeepPartitions } from "./request
 /**
  * A kind of row kept for a while, then pruned: its table, the column of its time (unix seconds)
  * and which of its old rows may go. A new kind (stored Responses, say) is one entry here and one
- * setting of days in `retention` (config-schema.ts); the pruner handles every kind alike. The
+ * setting of days in `retention` (config/schema.ts); the pruner handles every kind alike. The
  * ledger is not a kind and never will be: it is the account of every balance.
  */
 export interface RetentionKind {

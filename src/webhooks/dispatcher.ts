@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import { unixNow } from "../core/ids.js";
+import { PeriodicService } from "../lifecycle/periodic-service.js";
 import type { GuardedFetcher } from "../net/guarded-fetch.js";
-import { PeriodicService } from "../periodic-service.js";
 import type { WebhookDeliveries, WebhookDelivery } from "../store/webhook-deliveries.js";
 import { signWebhook } from "./signature.js";
 

@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BackgroundService } from "../background-service.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/load.js";
 import { renderTaskRecord } from "../core/tasks/record.js";
 import { renderVideo } from "../core/videos/video-object.js";
+import type { BackgroundService } from "../lifecycle/background-service.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { Store } from "../store/database.js";
 import { TaskReads } from "../store/task-reads.js";

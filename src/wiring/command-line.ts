@@ -1,5 +1,5 @@
 import type { AdminStores } from "../admin/admin-stores.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/load.js";
 import type { ChangeTopic } from "../events/change-bus.js";
 import { Channels } from "../store/channels.js";
 import { ConsoleAccounts } from "../store/console-accounts.js";

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Config } from "../config.js";
+import type { Config } from "../config/load.js";
 import { ConsoleAuth } from "../console/server/console-auth.js";
 import type { ConsoleServices } from "../console/server/console-services.js";
 import { LoginLimits } from "../console/server/login-limits.js";

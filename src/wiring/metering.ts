@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { Config } from "../config.js";
+import type { Config } from "../config/load.js";
 import type { Channel } from "../core/channel.js";
 import type { ChatImage } from "../core/chat/canonical.js";
 import type { ChatRelayDeps } from "../core/chat/ports.js";

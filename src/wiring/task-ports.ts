@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { TaskSurfaceDeps } from "../api/tasks/index.js";
 import type { BlobStore } from "../blobs/blob-store.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/load.js";
 import { newTaskId, randomBase62, taskIdOfRun } from "../core/ids.js";
 import type { TaskSubmitDeps } from "../core/tasks/ports.js";
 import type { VendorRegistry } from "../core/vendor-registry.js";

@@ -1,6 +1,6 @@
 import type { BlobStore } from "../blobs/blob-store.js";
 import { taskFileUrl } from "../blobs/result-copier.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/load.js";
 import type { FileIntakePort } from "../core/tasks/ports.js";
 import { uploadIntake } from "../net/fetch-upload.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";

@@ -1,6 +1,6 @@
 import type { VideoSurfaceDeps } from "../api/videos/ports.js";
 import type { BlobStore } from "../blobs/blob-store.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/load.js";
 import type { TaskSubmitDeps } from "../core/tasks/ports.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { Store } from "../store/database.js";

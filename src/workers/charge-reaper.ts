@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { reapDecision } from "../core/ledger/charge-rules.js";
 import type { TaskFailPort, TaskReadPort } from "../core/tasks/ports.js";
 import { isTerminal } from "../core/tasks/states.js";
-import { PeriodicService } from "../periodic-service.js";
+import { PeriodicService } from "../lifecycle/periodic-service.js";
 import type { Charges, OverdueCharge } from "../store/charges.js";
 import type { Ledger } from "../store/ledger.js";
 

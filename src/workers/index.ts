@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger } from "fastify";
-import type { BackgroundService } from "../background-service.js";
 import type { BlobStore } from "../blobs/blob-store.js";
 import { ResultCopier } from "../blobs/result-copier.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/load.js";
 import type { TaskPollPort, TaskReadPort } from "../core/tasks/ports.js";
 import type { ResultCopierPort } from "../core/tasks/result-files.js";
 import type { VendorRegistry } from "../core/vendor-registry.js";
+import type { BackgroundService } from "../lifecycle/background-service.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
 import { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { ChannelSlots } from "../routing/channel-slots.js";

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import { unixNow } from "../core/ids.js";
-import { PeriodicService } from "../periodic-service.js";
+import { PeriodicService } from "../lifecycle/periodic-service.js";
 import { RETENTION_KIND_NAMES, type RetentionKindName, type RetentionRows } from "../store/retention.js";
 
 export interface RetentionSettings {

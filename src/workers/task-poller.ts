@@ -1,4 +1,3 @@
-import type { BackgroundService } from "../background-service.js";
 import type { Channel } from "../core/channel.js";
 import { findKind, type TaskKind } from "../core/tasks/kinds.js";
 import { type PollClock, type PollReport, pollOutcome, type Transition } from "../core/tasks/poll-outcome.js";
@@ -12,6 +11,7 @@ import type {
 } from "../core/tasks/ports.js";
 import { afterFailedCopy, type ResultCopierPort, storeResultFiles } from "../core/tasks/result-files.js";
 import type { TaskBody } from "../core/tasks/task-kind.js";
+import type { BackgroundService } from "../lifecycle/background-service.js";
 
 /** What the poller uses, built where the workers are registered. */
 export interface TaskPollerDeps {

@@ -1,5 +1,5 @@
 import type { TaskLog, TaskPollPort } from "../core/tasks/ports.js";
-import { PeriodicService } from "../periodic-service.js";
+import { PeriodicService } from "../lifecycle/periodic-service.js";
 
 const SWEEP_BATCH = 500;
 

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { BlobStore } from "../blobs/blob-store.js";
 import { unixNow } from "../core/ids.js";
 import { removeVideoFiles } from "../core/videos/delete-video.js";
-import { PeriodicService } from "../periodic-service.js";
+import { PeriodicService } from "../lifecycle/periodic-service.js";
 import type { VideoRows } from "../store/videos.js";
 
 /** Most videos one round clears. */

@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BlobStore, BlobTooLargeError } from "../../src/blobs/blob-store.js";
 import { openBlobStore } from "../../src/blobs/open-blob-store.js";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/load.js";
 import { startTestBucket, type TestBucket } from "../support/s3.js";
 
 /** One implementation under test: a store per area, and what it left behind in that area. */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
-import type { ConfigOverrides } from "../../src/config.js";
+import type { ConfigOverrides } from "../../src/config/load.js";
 import { quotaForTokens } from "../../src/core/pricing.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";

@@ -22,7 +22,7 @@ const FILES: Record<string, string> = {
   "src/console/web/page.tsx": "export const page = 1;\n",
   "src/wiring/ports.ts": "export const ports = 1;\n",
   "src/contracts/view.ts": "export const view = 1;\n",
-  "src/app.ts": "export const app = 1;\n",
+  "src/app/gateway.ts": "export const app = 1;\n",
 
   // One file per rule that must fire.
   "src/loop/a.ts": 'import { b } from "./b.js";\nexport const a = b;\n',
@@ -46,7 +46,7 @@ const FILES: Record<string, string> = {
   "src/cli/bad.ts": 'import { routes } from "../api/admin/routes.js";\nexport const bad = routes;\n',
   "src/cli/bad-store.ts": 'import { rows } from "../store/rows.js";\nexport const bad = rows;\n',
   "src/upstreams/acme/bad.ts": 'import { ports } from "../../wiring/ports.js";\nexport const bad = ports;\n',
-  "src/events/bad.ts": 'import { app } from "../app.js";\nexport const bad = app;\n',
+  "src/events/bad.ts": 'import { app } from "../app/gateway.js";\nexport const bad = app;\n',
 
   // Files that keep the rules: none of them may be reported.
   "src/console/web/ok.tsx": 'import { view } from "../../contracts/view.js";\nexport const ok = view;\n',

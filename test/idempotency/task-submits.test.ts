@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ConfigOverrides } from "../../src/config.js";
+import type { ConfigOverrides } from "../../src/config/load.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";

@@ -1,6 +1,6 @@
 import { inflateSync } from "node:zlib";
 import OpenAI from "openai";
-import type { ConfigOverrides } from "../../src/config.js";
+import type { ConfigOverrides } from "../../src/config/load.js";
 import { IMAGE_MODELS } from "../../src/core/images/catalog.js";
 import type { GeminiImageReceived } from "../../src/simulator/gemini-image.js";
 import type { OpenAiImagesReceived } from "../../src/simulator/openai-images.js";

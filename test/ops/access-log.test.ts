@@ -5,9 +5,9 @@ import path from "node:path";
 import type { FastifyBaseLogger } from "fastify";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { gatheringDestination } from "../../src/log-destination.js";
-import { redactUrl } from "../../src/log-redaction.js";
-import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logger.js";
+import { gatheringDestination } from "../../src/logging/destination.js";
+import { AccessLogController, loggerOptions, requestLoggerFactory } from "../../src/logging/logger.js";
+import { redactUrl } from "../../src/logging/redaction.js";
 import { callGateway } from "../reliability/harness.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
@@ -185,7 +185,7 @@ describe("the gathering log destination", () => {
   /** Runs `body` in a process of its own with `logger`, a pino logger on a gathering destination over `file`'s descriptor (as over stdout), and `destination`; the lines' `i`. */
   const linesOfProcess = (file: string, body: string): number[] => {
     const script = `
-      const { gatheringDestination } = await import(${JSON.stringify(path.resolve("dist/log-destination.js"))});
+      const { gatheringDestination } = await import(${JSON.stringify(path.resolve("dist/logging/destination.js"))});
       const pino = (await import("pino")).default;
       const fd = (await import("node:fs")).openSync(${JSON.stringify(file)}, "a");
       const destination = gatheringDestination(fd);

@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { type TSchema, TypeGuard } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigSchema, loadConfig } from "../../src/config.js";
-import { ENV_OF_SETTING, FILE_ONLY_SETTINGS, loadConfigWithFile, SECRET_SETTINGS } from "../../src/config-file.js";
+import { ENV_OF_SETTING, FILE_ONLY_SETTINGS, loadConfigWithFile, SECRET_SETTINGS } from "../../src/config/file.js";
+import { ConfigSchema, loadConfig } from "../../src/config/load.js";
 import { type StoreKind, startTestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
 
@@ -174,7 +174,7 @@ describe("config file", () => {
     };
     walk(ConfigSchema, "");
     const covered = new Set([...Object.keys(ENV_OF_SETTING), ...Object.keys(SECRET_SETTINGS), ...FILE_ONLY_SETTINGS]);
-    // A setting listed here needs its environment variable in ENV_OF_SETTING (src/config-settings.ts).
+    // A setting listed here needs its environment variable in ENV_OF_SETTING (src/config/settings.ts).
     expect(leaves.filter((l) => !covered.has(l))).toEqual([]);
   });
 });

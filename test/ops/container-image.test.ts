@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/load.js";
 import { commandsOf, envOf, execForm, instructionsOf, parseDockerfile, type Stage } from "./dockerfile.js";
 
 /**
@@ -121,7 +121,7 @@ describe("the container image", () => {
     expect(existsSync(path.join(app, "dist", "main.js"))).toBe(true);
     expect(existsSync(path.join(app, "src"))).toBe(false);
     expect(existsSync(path.join(app, "dist", "simulator"))).toBe(false);
-    expect(existsSync(path.join(app, "dist", "demo.js"))).toBe(false);
+    expect(existsSync(path.join(app, "dist", "app", "demo.js"))).toBe(false);
     const deps = commandsOf(stageNamed("deps")).filter((c) => c[0] === "npm" && c[1] === "ci");
     expect(deps.length).toBeGreaterThan(0);
     for (const command of deps) expect(command).toContain("--omit=dev");

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildGateway } from "../../src/app.js";
-import { loadConfig } from "../../src/config.js";
+import { buildGateway } from "../../src/app/gateway.js";
+import { loadConfig } from "../../src/config/load.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { openStore } from "../../src/store/database.js";
 

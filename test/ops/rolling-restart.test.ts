@@ -12,8 +12,8 @@ import {
   stopChild,
   waitReady,
 } from "../../scripts/reliability/processes.js";
-import { buildGateway } from "../../src/app.js";
-import { loadConfig } from "../../src/config.js";
+import { buildGateway } from "../../src/app/gateway.js";
+import { loadConfig } from "../../src/config/load.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { HAPROXY, type HaproxyProcess, loopbackConfig, startHaproxy } from "../support/haproxy.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";

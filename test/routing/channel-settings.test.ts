@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config.js";
+import { loadConfig } from "../../src/config/load.js";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 
 const MODEL = "gemini-2.5-flash";

@@ -11,7 +11,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
-import type { ConfigOverrides } from "../../src/config.js";
+import type { ConfigOverrides } from "../../src/config/load.js";
 
 /**
  * A bucket for tests. By default an S3 server (s3rver, in-process JavaScript) is started on a

@@ -1,4 +1,4 @@
-import type { ConfigOverrides } from "../../src/config.js";
+import type { ConfigOverrides } from "../../src/config/load.js";
 import { findKind, type TaskKind } from "../../src/core/tasks/kinds.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { TaskStore } from "../../src/store/tasks.js";

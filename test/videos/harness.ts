@@ -1,5 +1,5 @@
 import OpenAI from "openai";
-import type { ConfigOverrides } from "../../src/config.js";
+import type { ConfigOverrides } from "../../src/config/load.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 

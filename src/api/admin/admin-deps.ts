@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { AdminStores } from "../../admin/admin-stores.js";
-import type { Config } from "../../config.js";
+import type { Config } from "../../config/load.js";
 import type { RateLimits } from "../../limits/rate-limits.js";
 import type { OperatorLists } from "../../store/operator-lists.js";
 

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { Config } from "../../config.js";
+import type { Config } from "../../config/load.js";
 import { estimatePromptTokens } from "../../core/content/estimate.js";
 import { GatewayError } from "../../core/errors.js";
 import type { VendorRegistry } from "../../core/vendor-registry.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { Config } from "../../config.js";
+import type { Config } from "../../config/load.js";
 import { GatewayError } from "../../core/errors.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import { installInputBounds } from "../input-bounds.js";

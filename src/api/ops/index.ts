@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { bearerKey } from "../../auth/credentials.js";
-import type { Config } from "../../config.js";
+import type { Config } from "../../config/load.js";
 import { GatewayError } from "../../core/errors.js";
 import { sha256Hex } from "../../core/ids.js";
 import type { GatewayMetrics } from "../../metrics/registry.js";

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Config } from "../../config.js";
+import type { Config } from "../../config/load.js";
 import { GatewayError } from "../../core/errors.js";
 import { sha256Hex, unixNow } from "../../core/ids.js";
 import type { ConsoleAccounts } from "../../store/console-accounts.js";

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { AdminStores } from "../../admin/admin-stores.js";
-import type { Config } from "../../config.js";
+import type { Config } from "../../config/load.js";
 import { GatewayError } from "../../core/errors.js";
 import type { UserImages } from "../../store/user-images.js";
 import type { ConsoleSession } from "./console-auth.js";

@@ -1,6 +1,6 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultConfig } from "../../../src/config-defaults.js";
+import { defaultConfig } from "../../../src/config/defaults.js";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
 
 /**

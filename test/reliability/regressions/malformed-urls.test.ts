@@ -9,7 +9,7 @@ import { errorProblem, surfaceOf } from "../surface-shapes.js";
  * `/v1beta/models/{model}:generateContent` reaches it) is refused by the router before any
  * surface sees it, so the answer is Fastify's own `{error, code, message, statusCode}` body
  * (400 FST_ERR_BAD_URL, 414 FST_ERR_MAX_PARAM_LENGTH) instead of the surface's shape. Fastify's
- * `frameworkErrors` option (in app.ts) is where such errors can be rendered per surface.
+ * `frameworkErrors` option (in app/gateway.ts) is where such errors can be rendered per surface.
  */
 describe("malformed URLs [sqlite]", () => {
   let gw: TestGateway;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../../src/config.js";
+import { ConfigError, loadConfig } from "../../../src/config/load.js";
 import { startTestGateway, type TestGateway } from "../../support/gateway.js";
 import { bearer, callGateway } from "../harness.js";
 

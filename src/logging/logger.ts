@@ -1,6 +1,6 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import pino, { type Logger, type LoggerOptions } from "pino";
-import { redactHeaders, redactUrl, SECRET_HEADERS } from "./log-redaction.js";
+import { redactHeaders, redactUrl, SECRET_HEADERS } from "./redaction.js";
 
 /** pino options: request id on every line, no credentials in any line. */
 export function loggerOptions(level: string): LoggerOptions {

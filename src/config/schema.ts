@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { ChannelSettingsSchema } from "./core/channel-settings.js";
-import { vendors } from "./upstreams/registry.js";
+import { ChannelSettingsSchema } from "../core/channel-settings.js";
+import { vendors } from "../upstreams/registry.js";
 
 /** Size and nesting bounds of one surface's JSON bodies. */
 const BodyBounds = Type.Object({

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { buildGateway, type Gateway } from "./app.js";
-import { loadConfig } from "./config.js";
-import { newAdminKey } from "./core/ids.js";
-import { type Simulator, startSimulator } from "./simulator/server.js";
+import { loadConfig } from "../config/load.js";
+import { newAdminKey } from "../core/ids.js";
+import { type Simulator, startSimulator } from "../simulator/server.js";
+import { buildGateway, type Gateway } from "./gateway.js";
 
 const UPSTREAM_KEY = "demo-upstream-key";
 /** Chat models of the demo, each served by the simulator in its vendor's protocol. */

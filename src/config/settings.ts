@@ -1,6 +1,6 @@
 /**
  * The environment variable behind each setting the file may also set (a new setting in
- * `config.ts` needs its line here; a test checks that none is missing). The environment wins over
+ * `config/load.ts` needs its line here; a test checks that none is missing). The environment wins over
  * the file (flags > environment > file > defaults), so a file can be shared by instances that each
  * get their own PORT or ROLE.
  */

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { ConfigError } from "./config-error.js";
+import { ConfigError } from "./error.js";
 
 /** Where the blob stores keep their files, read from `BLOB_URL`. */
 export type BlobLocation = { kind: "file"; folder: string } | { kind: "s3"; bucket: string; prefix: string };

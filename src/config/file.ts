@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { type TSchema, TypeGuard } from "@sinclair/typebox";
 import { parse as parseYaml } from "yaml";
-import { type Config, ConfigError, type ConfigOverrides, ConfigSchema, loadConfig } from "./config.js";
-import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
-import type { ChannelType } from "./core/channel.js";
-import { inCatalogTransaction } from "./store/catalog-transaction.js";
-import type { Store } from "./store/database.js";
+import type { ChannelType } from "../core/channel.js";
+import { inCatalogTransaction } from "../store/catalog-transaction.js";
+import type { Store } from "../store/database.js";
+import { type Config, ConfigError, type ConfigOverrides, ConfigSchema, loadConfig } from "./load.js";
+import { ENV_OF_SETTING, SECRET_SETTINGS } from "./settings.js";
 
 type Env = Record<string, string | undefined>;
 

@@ -1,14 +1,14 @@
 import { Value, type ValueError } from "@sinclair/typebox/value";
-import { blobLocation } from "./config-blobs.js";
-import { defaultConfig } from "./config-defaults.js";
-import { ConfigError, type Env } from "./config-error.js";
-import { type ChannelSeed, type Config, ConfigSchema } from "./config-schema.js";
-import { ENV_OF_SETTING, SECRET_SETTINGS } from "./config-settings.js";
-import { badProxyEntry, TRUST_ALL_REFUSED } from "./config-trust-proxy.js";
+import { blobLocation } from "./blobs.js";
+import { defaultConfig } from "./defaults.js";
+import { ConfigError, type Env } from "./error.js";
+import { type ChannelSeed, type Config, ConfigSchema } from "./schema.js";
+import { ENV_OF_SETTING, SECRET_SETTINGS } from "./settings.js";
+import { badProxyEntry, TRUST_ALL_REFUSED } from "./trust-proxy.js";
 
-export { defaultConfig } from "./config-defaults.js";
-export { ConfigError } from "./config-error.js";
-export { type ChannelSeed, type Config, ConfigSchema, type PriceSeed } from "./config-schema.js";
+export { defaultConfig } from "./defaults.js";
+export { ConfigError } from "./error.js";
+export { type ChannelSeed, type Config, ConfigSchema, type PriceSeed } from "./schema.js";
 
 type DeepPartial<T> = {
   [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K];

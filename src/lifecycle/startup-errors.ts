@@ -1,7 +1,7 @@
 import path from "node:path";
-import type { Config } from "./config.js";
-import { StoreLinkedError } from "./store/sqlite/database-file.js";
-import { StoreOwnedError } from "./store/sqlite/owner-lock.js";
+import type { Config } from "../config/load.js";
+import { StoreLinkedError } from "../store/sqlite/database-file.js";
+import { StoreOwnedError } from "../store/sqlite/owner-lock.js";
 
 /**
  * A start-up failure an operator can act on, in one line: the setting, what was wrong, what to
@@ -112,7 +112,7 @@ export function explainPostgresFailure(err: unknown, databaseUrl: string): Start
  */
 export function explainSqliteFailure(err: unknown, config: Config): StartupError | null {
   const file = config.databaseUrl.slice("sqlite:".length);
-  // DATABASE_URL unset names the file gateway.sqlite in DATA_DIR (see config-defaults.ts).
+  // DATABASE_URL unset names the file gateway.sqlite in DATA_DIR (see config/defaults.ts).
   const derived = path.resolve(file) === path.resolve(config.dataDir, "gateway.sqlite");
   const setting = derived ? "DATA_DIR" : "DATABASE_URL";
   const target = derived ? config.dataDir : file;

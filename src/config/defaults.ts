@@ -1,8 +1,8 @@
 import os from "node:os";
 import path from "node:path";
-import { ConfigError, type Env } from "./config-error.js";
-import type { Config } from "./config-schema.js";
-import { TRUST_ALL_REFUSED, trustProxySetting } from "./config-trust-proxy.js";
+import { ConfigError, type Env } from "./error.js";
+import type { Config } from "./schema.js";
+import { TRUST_ALL_REFUSED, trustProxySetting } from "./trust-proxy.js";
 
 function intFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];

@@ -1,43 +1,43 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import pino, { type DestinationStream } from "pino";
-import { createHttpServer, trackHandlers } from "./app-http.js";
-import { buildServices, type GatewayServices } from "./app-services.js";
-import { registerSurfaces } from "./app-surfaces.js";
-import { resolveAdminKeyHash } from "./auth/admin-key.js";
-import { Authenticator } from "./auth/authenticator.js";
-import type { BackgroundService } from "./background-service.js";
-import { checkBlobStorage } from "./blobs/open-blob-store.js";
-import type { Config } from "./config.js";
-import { applyConfiguredCatalog } from "./config-file.js";
-import { type ChangeBus, LocalChangeBus } from "./events/change-bus.js";
-import { RedisChangeBus } from "./events/redis-change-bus.js";
-import { ExpiredKeysSweeper } from "./idempotency/expired-keys-sweeper.js";
-import { gatheringDestination } from "./log-destination.js";
-import { loggerOptions } from "./logger.js";
-import { createGatewayMetrics, installRequestMetrics } from "./metrics/index.js";
-import { installEarlyAnswerDrain } from "./net/early-answer-drain.js";
-import { installSlowBodyLimits } from "./net/slow-body-limits.js";
-import { ChannelProbe } from "./routing/channel-probe.js";
+import { resolveAdminKeyHash } from "../auth/admin-key.js";
+import { Authenticator } from "../auth/authenticator.js";
+import { checkBlobStorage } from "../blobs/open-blob-store.js";
+import { applyConfiguredCatalog } from "../config/file.js";
+import type { Config } from "../config/load.js";
+import { type ChangeBus, LocalChangeBus } from "../events/change-bus.js";
+import { RedisChangeBus } from "../events/redis-change-bus.js";
+import { ExpiredKeysSweeper } from "../idempotency/expired-keys-sweeper.js";
+import type { BackgroundService } from "../lifecycle/background-service.js";
 import {
   explainListenFailure,
   explainPostgresFailure,
   explainRedisFailure,
   explainSqliteFailure,
   startupStep,
-} from "./startup-errors.js";
-import { Channels } from "./store/channels.js";
-import { Charges } from "./store/charges.js";
-import { openStore } from "./store/database.js";
-import { migrateToLatest } from "./store/migrate.js";
-import { PriceBook } from "./store/prices.js";
-import { Settings } from "./store/settings.js";
-import { countTasksByState } from "./store/task-counts.js";
-import { TaskStore } from "./store/tasks.js";
-import { Tokens } from "./store/tokens.js";
-import { Users } from "./store/users.js";
-import { registerWebhookServices } from "./webhooks/index.js";
-import type { ChargeReaper } from "./workers/charge-reaper.js";
-import { registerRetentionPruner, registerTaskServices } from "./workers/index.js";
+} from "../lifecycle/startup-errors.js";
+import { gatheringDestination } from "../logging/destination.js";
+import { loggerOptions } from "../logging/logger.js";
+import { createGatewayMetrics, installRequestMetrics } from "../metrics/index.js";
+import { installEarlyAnswerDrain } from "../net/early-answer-drain.js";
+import { installSlowBodyLimits } from "../net/slow-body-limits.js";
+import { ChannelProbe } from "../routing/channel-probe.js";
+import { Channels } from "../store/channels.js";
+import { Charges } from "../store/charges.js";
+import { openStore } from "../store/database.js";
+import { migrateToLatest } from "../store/migrate.js";
+import { PriceBook } from "../store/prices.js";
+import { Settings } from "../store/settings.js";
+import { countTasksByState } from "../store/task-counts.js";
+import { TaskStore } from "../store/tasks.js";
+import { Tokens } from "../store/tokens.js";
+import { Users } from "../store/users.js";
+import { registerWebhookServices } from "../webhooks/index.js";
+import type { ChargeReaper } from "../workers/charge-reaper.js";
+import { registerRetentionPruner, registerTaskServices } from "../workers/index.js";
+import { createHttpServer, trackHandlers } from "./http.js";
+import { buildServices, type GatewayServices } from "./services.js";
+import { registerSurfaces } from "./surfaces.js";
 
 export type { GatewayServices };
 
