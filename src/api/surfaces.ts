@@ -90,7 +90,19 @@ function fieldPath(instancePath: string): string {
 }
 
 /** A readable message naming the field, from the first schema violation. */
-export function validationError(context: string, issue: AjvIssue): GatewayError {
+/**
+ * The values a field may take, when the schema lists them: an `enum`, or a union of constants
+ * (each branch's `const` issue at the same path names one allowed value). Empty otherwise.
+ */
+function allowedValues(issue: AjvIssue, all: readonly AjvIssue[]): unknown[] {
+  if (issue.keyword === "enum" && Array.isArray(issue.params?.allowedValues)) return issue.params.allowedValues;
+  if (issue.keyword !== "const") return [];
+  return all
+    .filter((other) => other.keyword === "const" && other.instancePath === issue.instancePath)
+    .map((other) => other.params?.allowedValue);
+}
+
+export function validationError(context: string, issue: AjvIssue, all: readonly AjvIssue[] = [issue]): GatewayError {
   const base = fieldPath(issue.instancePath ?? "");
   const where = (field: string) => (field ? `${context}.${field}` : context);
   const params = issue.params ?? {};
@@ -101,6 +113,11 @@ export function validationError(context: string, issue: AjvIssue): GatewayError 
   if (issue.keyword === "additionalProperties" && typeof params.additionalProperty === "string") {
     const field = base ? `${base}.${params.additionalProperty}` : params.additionalProperty;
     return new GatewayError("GW_ERR_VALIDATION", `${where(field)} is not a known field`, { param: field });
+  }
+  const allowed = allowedValues(issue, all);
+  if (allowed.length > 1) {
+    const listed = allowed.map(String).join(", ");
+    return new GatewayError("GW_ERR_VALIDATION", `${where(base)} must be one of ${listed}`, { param: base || null });
   }
   return new GatewayError("GW_ERR_VALIDATION", `${where(base)} ${issue.message ?? "is invalid"}`, {
     param: base || null,
@@ -131,7 +148,7 @@ export function toGatewayError(err: unknown): GatewayError {
   if (isStoreBusy(err)) return storeBusy(err);
   const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
   if (fe && Array.isArray(fe.validation) && fe.validation.length > 0) {
-    return validationError(fe.validationContext ?? "body", fe.validation[0] as AjvIssue);
+    return validationError(fe.validationContext ?? "body", fe.validation[0] as AjvIssue, fe.validation);
   }
   if (fe && typeof fe.code === "string" && FASTIFY_CODES[fe.code]) {
     const name = FASTIFY_CODES[fe.code] as ErrorName;

@@ -138,6 +138,22 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       expect(price.body.message).toMatch(/body\.kind/);
     });
 
+    it("names the values a field may take when a body gives another one", async () => {
+      const res = await admin("POST", "/channels", {
+        name: "unknown type",
+        type: "no-such-vendor",
+        base_url: "http://127.0.0.1:9",
+        key: "sk-unknown-type",
+        models: ["m-unknown"],
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: "invalid_request", data: null });
+      // Every type of the vendor registry, as GET /channel-types lists them.
+      const types = (await admin("GET", "/channel-types")).body.data.map((t: { type: string }) => t.type);
+      expect(types.length).toBeGreaterThan(1);
+      expect(res.body.message).toBe(`body.type must be one of ${types.join(", ")}`);
+    });
+
     it("keeps auto_disabled to the gateway: sent back unchanged it is ignored, asked for it is refused", async () => {
       const id = await gw.createChannel({ type: "gemini", baseUrl: "http://127.0.0.1:9", models: ["m-auto"] });
       const refused = await admin("PATCH", `/channels/${id}`, { status: "auto_disabled" });
