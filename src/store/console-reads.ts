@@ -9,12 +9,15 @@ export interface OwnTaskFilter {
   limit: number;
 }
 
-/** What the console's user pages read: their own tasks and their spend over time. */
+/**
+ * What the console's user pages read: their own tasks and their spend over time. A video its
+ * owner deleted is gone for the owner here as in the Videos API (the operator still sees it).
+ */
 export class ConsoleReads {
   constructor(private readonly db: Kysely<Database>) {}
 
   ownTasks(userId: number, f: OwnTaskFilter) {
-    let q = this.db.selectFrom("tasks").selectAll().where("user_id", "=", userId);
+    let q = this.db.selectFrom("tasks").selectAll().where("user_id", "=", userId).where("deleted_at", "=", 0);
     if (f.platform !== undefined) q = q.where("platform", "=", f.platform);
     if (f.status !== undefined) q = q.where("status", "=", f.status);
     if (f.after !== undefined) q = q.where("id", "<", f.after);
@@ -28,6 +31,7 @@ export class ConsoleReads {
       .selectAll()
       .where("task_id", "=", taskId)
       .where("user_id", "=", userId)
+      .where("deleted_at", "=", 0)
       .executeTakeFirst();
   }
 

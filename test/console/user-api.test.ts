@@ -114,6 +114,51 @@ describe.each(kinds)("the console's user API on %s", (kind) => {
     expect(foreign.body.error.code).toBe("not_found");
   });
 
+  it("leaves out a video its owner deleted, as the Videos API does", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const deletedVideo = "task_consoledeletedvideo0000000000000";
+    await env.gw.gateway.ctx.store.db
+      .insertInto("tasks")
+      .values({
+        task_id: deletedVideo,
+        platform: "video",
+        user_id: aliceId,
+        token_id: null,
+        channel_id: env.geminiChannelId,
+        group: "default",
+        action: "VIDEO",
+        status: "SUCCESS",
+        quota: 0,
+        fail_reason: "",
+        progress: "100%",
+        submit_time: now,
+        start_time: now,
+        finish_time: now,
+        properties: "{}",
+        data: "{}",
+        request_body: "{}",
+        upstream_id: "v1",
+        next_poll_at: 0,
+        created_at: now,
+        updated_at: now,
+        deleted_at: now,
+      } as never)
+      .execute();
+    const all = await alice.call("GET", "/console/api/me/tasks");
+    expect(all.status).toBe(200);
+    expect(all.body.map((t: { task_id: string }) => t.task_id)).toEqual([aliceTask]);
+    expect((await alice.call("GET", "/console/api/me/tasks?platform=video")).body).toEqual([]);
+    expect((await alice.call("GET", `/console/api/me/tasks/${deletedVideo}`)).status).toBe(404);
+    // Not deleted, the same row is listed.
+    await env.gw.gateway.ctx.store.db
+      .updateTable("tasks")
+      .set({ deleted_at: 0 })
+      .where("task_id", "=", deletedVideo)
+      .execute();
+    expect((await alice.call("GET", `/console/api/me/tasks/${deletedVideo}`)).status).toBe(200);
+    await env.gw.gateway.ctx.store.db.deleteFrom("tasks").where("task_id", "=", deletedVideo).execute();
+  });
+
   it("shows a user's own ledger only", async () => {
     const ledger = await alice.call("GET", "/console/api/me/ledger");
     expect(ledger.status).toBe(200);
