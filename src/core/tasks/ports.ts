@@ -177,6 +177,23 @@ export interface TaskUpstream {
   poll(channel: Channel, tasks: PolledTask[], signal?: AbortSignal): Promise<Map<string, UpstreamTaskState>>;
 }
 
+/**
+ * The `poll` of a protocol that looks up one task a call: each task in turn, those the upstream
+ * does not know (null) left out of the answer.
+ */
+export function pollOneByOne(
+  pollOne: (channel: Channel, task: PolledTask, signal?: AbortSignal) => Promise<UpstreamTaskState | null>,
+): TaskUpstream["poll"] {
+  return async (channel, tasks, signal) => {
+    const out = new Map<string, UpstreamTaskState>();
+    for (const task of tasks) {
+      const state = await pollOne(channel, task, signal);
+      if (state) out.set(task.upstreamId, state);
+    }
+    return out;
+  };
+}
+
 /** Finds the adapter of a channel type; undefined when the type speaks no task protocol. */
 export type TaskUpstreams = (channelType: string) => TaskUpstream | undefined;
 

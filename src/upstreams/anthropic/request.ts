@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatPart, ChatRequest, ChatToolChoice } from "../../core/chat/canonical.js";
 import type { Untranslatable } from "../../core/chat/ports.js";
+import { parsedArguments, spokenParts } from "../../core/chat/wire-helpers.js";
 
 /** Output limit sent when the request sets none (the Messages API requires one). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -17,11 +18,6 @@ function block(part: ChatPart): Block {
 }
 
 /** A tool call's arguments as the object Anthropic's `tool_use.input` is. */
-function inputOf(args: string): unknown {
-  if (args.trim() === "") return {};
-  return JSON.parse(args);
-}
-
 function blocksOf(message: ChatMessage): WireMessage {
   switch (message.role) {
     case "user":
@@ -30,8 +26,8 @@ function blocksOf(message: ChatMessage): WireMessage {
       return {
         role: "assistant",
         content: [
-          ...message.parts.filter((p) => p.type !== "text" || p.text !== "").map(block),
-          ...message.toolCalls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: inputOf(c.arguments) })),
+          ...spokenParts(message).map(block),
+          ...message.toolCalls.map((c) => ({ type: "tool_use", id: c.id, name: c.name, input: parsedArguments(c) })),
         ],
       };
     case "tool":
@@ -82,7 +78,7 @@ export function anthropicUntranslatable(request: ChatRequest): Untranslatable | 
     if (m.role !== "assistant") continue;
     for (const call of m.toolCalls) {
       try {
-        inputOf(call.arguments);
+        parsedArguments(call);
       } catch {
         return { field: `messages[${i}].tool_calls`, reason: `the arguments of tool call "${call.id}" are not JSON` };
       }

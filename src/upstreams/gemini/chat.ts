@@ -9,6 +9,7 @@ import type {
   ChatUsage,
 } from "../../core/chat/canonical.js";
 import type { ChatUpstream, Untranslatable } from "../../core/chat/ports.js";
+import { parsedArguments, putSampling, type SamplingNames, spokenParts } from "../../core/chat/wire-helpers.js";
 import { StreamStart, tokenCount } from "../chat-answer-reading.js";
 import type { UpstreamEndpoint } from "../http.js";
 import { generateContent, openContentStream } from "./content.js";
@@ -46,10 +47,8 @@ function content(message: ChatMessage, names: Map<string, string>): { role: stri
       return {
         role: "model",
         parts: [
-          ...message.parts.filter((p) => p.type !== "text" || p.text !== "").map(part),
-          ...message.toolCalls.map((c) => ({
-            functionCall: { id: c.id, name: c.name, args: c.arguments.trim() === "" ? {} : JSON.parse(c.arguments) },
-          })),
+          ...spokenParts(message).map(part),
+          ...message.toolCalls.map((c) => ({ functionCall: { id: c.id, name: c.name, args: parsedArguments(c) } })),
         ],
       };
     case "tool":
@@ -103,17 +102,21 @@ export function geminiChatBody(request: ChatRequest): Record<string, unknown> {
     };
   }
   const config: Record<string, unknown> = {};
-  if (request.maxOutputTokens !== null) config.maxOutputTokens = request.maxOutputTokens;
-  if (request.temperature !== null) config.temperature = request.temperature;
-  if (request.topP !== null) config.topP = request.topP;
-  if (request.stop.length > 0) config.stopSequences = request.stop;
-  if (request.n !== 1) config.candidateCount = request.n;
-  if (request.seed !== null) config.seed = request.seed;
+  putSampling(config, request, GEMINI_SAMPLING);
   if (request.responseFormat.type !== "text") config.responseMimeType = "application/json";
   if (request.responseFormat.type === "json_schema") config.responseJsonSchema = request.responseFormat.schema;
   if (Object.keys(config).length > 0) body.generationConfig = config;
   return body;
 }
+
+const GEMINI_SAMPLING: SamplingNames = {
+  maxOutputTokens: "maxOutputTokens",
+  temperature: "temperature",
+  topP: "topP",
+  stop: "stopSequences",
+  n: "candidateCount",
+  seed: "seed",
+};
 
 function usageOf(meta: unknown): ChatUsage | null {
   if (!meta || typeof meta !== "object") return null;

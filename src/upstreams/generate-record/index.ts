@@ -1,5 +1,5 @@
 import type { Channel } from "../../core/channel.js";
-import type { OutgoingTask, PolledTask, TaskUpstream } from "../../core/tasks/ports.js";
+import { type OutgoingTask, type PolledTask, pollOneByOne, type TaskUpstream } from "../../core/tasks/ports.js";
 import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 import { UpstreamError } from "../../core/upstream-error.js";
 import { fetchRecordData, submitRecordTask } from "./api.js";
@@ -42,12 +42,5 @@ export const generateRecordTasks: TaskUpstream = {
     const route = routeOf(task.kind.action);
     return submitRecordTask(channel, route.submitPath(task), route.body(task), signal);
   },
-  async poll(channel, tasks, signal) {
-    const out = new Map<string, UpstreamTaskState>();
-    for (const task of tasks) {
-      const state = await pollOne(channel, task, signal);
-      if (state) out.set(task.upstreamId, state);
-    }
-    return out;
-  },
+  poll: pollOneByOne(pollOne),
 };

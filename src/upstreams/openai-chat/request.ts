@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatPart, ChatRequest, ChatToolChoice } from "../../core/chat/canonical.js";
 import { textOf } from "../../core/chat/canonical.js";
+import { putSampling, type SamplingNames } from "../../core/chat/wire-helpers.js";
 
 /** A part as OpenAI's content array holds it; images go as data URLs (the gateway fetched them). */
 function wirePart(part: ChatPart): unknown {
@@ -43,6 +44,15 @@ function wireToolChoice(choice: ChatToolChoice): unknown {
   return choice.kind === "tool" ? { type: "function", function: { name: choice.name } } : choice.kind;
 }
 
+const OPENAI_SAMPLING: SamplingNames = {
+  maxOutputTokens: "max_tokens",
+  temperature: "temperature",
+  topP: "top_p",
+  stop: "stop",
+  n: "n",
+  seed: "seed",
+};
+
 /** The body of `POST /v1/chat/completions` for a canonical request. */
 export function openAiChatBody(request: ChatRequest, model: string, stream: boolean): Record<string, unknown> {
   const body: Record<string, unknown> = {
@@ -59,12 +69,7 @@ export function openAiChatBody(request: ChatRequest, model: string, stream: bool
     }));
   }
   if (request.toolChoice) body.tool_choice = wireToolChoice(request.toolChoice);
-  if (request.maxOutputTokens !== null) body.max_tokens = request.maxOutputTokens;
-  if (request.temperature !== null) body.temperature = request.temperature;
-  if (request.topP !== null) body.top_p = request.topP;
-  if (request.stop.length > 0) body.stop = request.stop;
-  if (request.n !== 1) body.n = request.n;
-  if (request.seed !== null) body.seed = request.seed;
+  putSampling(body, request, OPENAI_SAMPLING);
   if (request.user !== null) body.user = request.user;
   const format = request.responseFormat;
   if (format.type === "json_object") body.response_format = { type: "json_object" };

@@ -1,6 +1,6 @@
 import type { Channel } from "../../core/channel.js";
 import type { VideoBody } from "../../core/tasks/kinds/video-body.js";
-import type { OutgoingTask, PolledTask, TaskUpstream } from "../../core/tasks/ports.js";
+import { type OutgoingTask, type PolledTask, pollOneByOne, type TaskUpstream } from "../../core/tasks/ports.js";
 import type { UpstreamTaskState } from "../../core/tasks/upstream-state.js";
 import { UpstreamError } from "../../core/upstream-error.js";
 import { createUpstreamVideo, remixUpstreamVideo, retrieveUpstreamVideo } from "./api.js";
@@ -44,12 +44,5 @@ export const openAiVideoTasks: TaskUpstream = {
   resultsNeedKey: true,
   batchSize: () => 1,
   submit: submitVideo,
-  async poll(channel, tasks, signal) {
-    const out = new Map<string, UpstreamTaskState>();
-    for (const task of tasks) {
-      const state = await pollVideo(channel, task, signal);
-      if (state) out.set(task.upstreamId, state);
-    }
-    return out;
-  },
+  poll: pollOneByOne(pollVideo),
 };

@@ -1,0 +1,34 @@
+import type { ChatMessage, ChatRequest, ChatToolCall } from "./canonical.js";
+
+/** The wire names of the sampling settings an upstream takes, each under its own spelling. */
+export interface SamplingNames {
+  maxOutputTokens: string;
+  temperature: string;
+  topP: string;
+  stop: string;
+  n: string;
+  seed: string;
+}
+
+/**
+ * Puts on `target` each sampling setting the client set, under the upstream's name: a setting the
+ * client left out stays out, so that the upstream's own default applies (n is left out at 1).
+ */
+export function putSampling(target: Record<string, unknown>, request: ChatRequest, names: SamplingNames): void {
+  if (request.maxOutputTokens !== null) target[names.maxOutputTokens] = request.maxOutputTokens;
+  if (request.temperature !== null) target[names.temperature] = request.temperature;
+  if (request.topP !== null) target[names.topP] = request.topP;
+  if (request.stop.length > 0) target[names.stop] = request.stop;
+  if (request.n !== 1) target[names.n] = request.n;
+  if (request.seed !== null) target[names.seed] = request.seed;
+}
+
+/** A tool call's arguments as an object: upstreams that take them parsed read "" as no arguments. */
+export function parsedArguments(call: ChatToolCall): unknown {
+  return call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+}
+
+/** An assistant turn's parts an upstream is sent: an empty text part says nothing and is left out. */
+export function spokenParts(message: Extract<ChatMessage, { role: "assistant" }>) {
+  return message.parts.filter((p) => p.type !== "text" || p.text !== "");
+}
