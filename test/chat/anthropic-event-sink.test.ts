@@ -106,3 +106,41 @@ describe("the Anthropic surface's reasoning", () => {
     expect(message.usage.output_tokens).toBe(9);
   });
 });
+
+describe("the Anthropic stream's message_start usage", () => {
+  const startUsage = (sent: { event: string | undefined; data: string }[]) =>
+    JSON.parse(sent.find((e) => e.event === "message_start")?.data ?? "{}").message.usage;
+
+  it("carries the input the upstream reported at its start, cached part apart", async () => {
+    const { sse, sent } = capture();
+    const sink = new AnthropicEventSink(sse, { id: "msg_1", model: "m", inputEstimate: () => 999 });
+    await sink.event({
+      type: "start",
+      id: "u",
+      model: "m",
+      usage: { inputTokens: 120, outputTokens: 0, cachedInputTokens: 100, reasoningTokens: 0 },
+    });
+    expect(startUsage(sent)).toEqual({
+      input_tokens: 20,
+      output_tokens: 0,
+      cache_read_input_tokens: 100,
+      cache_creation_input_tokens: 0,
+    });
+  });
+
+  it("carries the gateway's count of the request when the upstream reports input only at the end", async () => {
+    const { sse, sent } = capture();
+    let counted = 0;
+    const sink = new AnthropicEventSink(sse, {
+      id: "msg_1",
+      model: "m",
+      inputEstimate: () => {
+        counted += 1;
+        return 42;
+      },
+    });
+    await sink.event({ type: "start", id: "u", model: "m" });
+    expect(startUsage(sent)).toMatchObject({ input_tokens: 42, output_tokens: 0 });
+    expect(counted).toBe(1);
+  });
+});

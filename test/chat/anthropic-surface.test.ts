@@ -100,8 +100,10 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
         });
         const types: string[] = [];
         let text = "";
+        let startInput = -1;
         for await (const event of stream) {
           types.push(event.type);
+          if (event.type === "message_start") startInput = event.message.usage.input_tokens;
           if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
             text += event.delta.text;
             // The upstream holds its third piece until the first one reached the client.
@@ -115,6 +117,10 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
         expect(types.slice(-3)).toEqual(["content_block_stop", "message_delta", "message_stop"]);
         expect(types.filter((t) => t === "content_block_delta").length).toBeGreaterThanOrEqual(2);
         expect(final.stop_reason).toBe("end_turn");
+        // message_start carries the input, as Anthropic's does: the upstream's own figure where its
+        // stream reports it at the start, else the gateway's count of the request (never 0).
+        if (type === "anthropic") expect(startInput).toBe(final.usage.input_tokens);
+        else expect(startInput).toBeGreaterThan(0);
         expect((await lastChatCost(f.gw, f.user.userId)).cost).toBe(usageCost(final.usage));
       });
 

@@ -22,11 +22,12 @@ export async function anthropicRoutes(base: FastifyInstance, opts: ChatSurfaceOp
     body: MessagesBody,
     answer: MessageAnswer,
     canonical: chatRequestFromAnthropic,
-    answerOf(request, body) {
+    answerOf(request, body, canonical) {
       const id = `msg_${request.id.replaceAll("-", "")}`;
       return {
         json: (answer) => anthropicMessage(answer, id, body.model),
-        sink: (sse) => new AnthropicEventSink(sse, { id, model: body.model }),
+        sink: (sse) =>
+          new AnthropicEventSink(sse, { id, model: body.model, inputEstimate: () => inputTokenEstimate(canonical) }),
       };
     },
   });

@@ -6,7 +6,9 @@ import { errorBody } from "../surfaces.js";
 import { anthropicStopReason, anthropicUsage } from "./answer.js";
 
 /**
- * Canonical events as the Messages stream: `message_start` and a `ping`, then each content block
+ * Canonical events as the Messages stream: `message_start` (with the input tokens, as Anthropic
+ * sends them there: the upstream's where its stream reports them at the start, else the gateway's
+ * count of the request; `message_delta` carries the billed figures) and a `ping`, then each content block
  * (`content_block_start`, its `thinking_delta`, `text_delta` or `input_json_delta` pieces,
  * `content_block_stop`),
  * then `message_delta` with the stop reason and the usage billed, and `message_stop`.
@@ -20,7 +22,12 @@ export class AnthropicEventSink implements ChatSink {
 
   constructor(
     private readonly sse: SseWriter,
-    private readonly head: { id: string; model: string },
+    private readonly head: {
+      id: string;
+      model: string;
+      /** The gateway's count of the input, for an upstream whose stream reports none at its start. */
+      inputEstimate?: () => number;
+    },
   ) {}
 
   private send(type: string, data: Record<string, unknown>): Promise<void> {
@@ -55,7 +62,7 @@ export class AnthropicEventSink implements ChatSink {
             content: [],
             stop_reason: null,
             stop_sequence: null,
-            usage: { input_tokens: 0, output_tokens: 0 },
+            usage: anthropicUsage(event.usage ?? this.estimatedStart()),
           },
         });
         return this.send("ping", {});
@@ -92,6 +99,12 @@ export class AnthropicEventSink implements ChatSink {
       case "usage":
         return;
     }
+  }
+
+  /** The input at the start of a stream whose upstream reports it only at the end: the gateway's count. */
+  private estimatedStart(): ChatUsage {
+    const inputTokens = this.head.inputEstimate?.() ?? 0;
+    return { inputTokens, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 };
   }
 
   settling(): void {

@@ -54,6 +54,7 @@ export interface ChatShape<B extends TSchema> {
   answerOf(
     request: FastifyRequest,
     body: Static<B>,
+    canonical: ChatRequest,
   ): { json(answer: ChatAnswer): unknown; sink(sse: SseWriter): ChatSink };
 }
 
@@ -93,7 +94,7 @@ export function chatSurface<B extends TSchema>(
         // A stream's signal also ends it when the gateway stops.
         signal: callSignal(reply.raw, body.stream === true ? deps.stopping : undefined),
       };
-      const answer = shape.answerOf(request, body);
+      const answer = shape.answerOf(request, body, call.request);
       if (body.stream !== true) {
         // Written as JSON text here: the response schema documents the object, it does not reshape it.
         const json = answer.json(await completeChat(relay, call));

@@ -2,7 +2,9 @@ import type { ChatAnswer, ChatEvent } from "./canonical.js";
 
 /** A whole answer as the events of a stream that carried it. */
 export async function* answerAsEvents(answer: ChatAnswer): AsyncGenerator<ChatEvent> {
-  yield { type: "start", id: answer.id, model: answer.model };
+  // The input side of the usage is known at the start, as a stream that reports it there has it.
+  const usage = answer.usage ? { ...answer.usage, outputTokens: 0, reasoningTokens: 0 } : undefined;
+  yield { type: "start", id: answer.id, model: answer.model, ...(usage ? { usage } : {}) };
   for (const choice of answer.choices) {
     if (choice.reasoning) yield { type: "reasoning", choice: choice.index, text: choice.reasoning };
     if (choice.text !== "") yield { type: "text", choice: choice.index, text: choice.text };

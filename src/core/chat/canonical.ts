@@ -112,7 +112,11 @@ export interface ChatAnswer {
  * their index within the choice. A choice's `reasoning` pieces come before its text.
  */
 export type ChatEvent =
-  | { type: "start"; id: string; model: string }
+  /**
+   * The answer begins. `usage`: the input side as the upstream reported it at the start (its
+   * output counts are 0), where the upstream's stream reports it there (Anthropic's does).
+   */
+  | { type: "start"; id: string; model: string; usage?: ChatUsage }
   | { type: "reasoning"; choice: number; text: string }
   | { type: "text"; choice: number; text: string }
   | { type: "tool_call_start"; choice: number; index: number; id: string; name: string }

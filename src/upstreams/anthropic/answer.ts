@@ -71,9 +71,9 @@ export class AnthropicEventReader {
       case "message_start": {
         const m = e.message ?? {};
         this.input = { ...(m.usage ?? {}) };
-        return [
-          { type: "start", id: String(m.id ?? ""), model: typeof m.model === "string" ? m.model : this.fallbackModel },
-        ];
+        const model = typeof m.model === "string" ? m.model : this.fallbackModel;
+        const usage = usageFromAnthropic({ ...this.input, output_tokens: 0 });
+        return [{ type: "start", id: String(m.id ?? ""), model, ...(usage ? { usage } : {}) }];
       }
       case "content_block_start": {
         const b = e.content_block ?? {};
