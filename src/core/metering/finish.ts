@@ -19,18 +19,20 @@ type FinishDeps<C extends MeteredChannel, P> = Pick<
 /**
  * Quota kept for `usage`. An absurd report (beyond the safe integers) is billed at the largest
  * safe amount: the settlement then takes what the credit line allows and records the rest,
- * instead of failing and leaving the charge to a refund. Quoted pricing never passes its hold.
+ * instead of failing and leaving the charge to a refund. Quoted pricing never passes its hold, nor
+ * does an estimate (`estimated`): the gateway's own count of an answer whose upstream reported no
+ * usage bills at most what the request was held for.
  */
 function keptQuota<Call, Sent, P, U, Acc, C extends MeteredChannel>(
   deps: Pick<FinishDeps<C, P>, "quotaPerUnit">,
   kind: CallKind<Call, Sent, P, U, Acc, C>,
   plan: Plan<C, P, Sent>,
-  usage: U,
+  settled: { usage: U; estimated?: boolean },
   channel: C,
 ): number {
-  const quota = kind.quota(usage, plan.price, ratiosOn(deps, plan.groupRatio, channel));
+  const quota = kind.quota(settled.usage, plan.price, ratiosOn(deps, plan.groupRatio, channel));
   const safe = Number.isSafeInteger(quota) ? quota : Number.MAX_SAFE_INTEGER;
-  return kind.pricing === "quoted" ? Math.min(plan.held, safe) : safe;
+  return kind.pricing === "quoted" || settled.estimated === true ? Math.min(plan.held, safe) : safe;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function finish<Call extends MeteredCall, Sent, P, U, Acc, C extend
   let usage: U | null = null;
   if (settlement.kind === "settle") {
     usage = settlement.usage;
-    quota = keptQuota(deps, kind, plan, usage, outcome.channel ?? (plan.ordered[0] as C));
+    quota = keptQuota(deps, kind, plan, settlement, outcome.channel ?? (plan.ordered[0] as C));
   }
   try {
     if (settlement.kind === "refund") {
@@ -114,7 +116,7 @@ export function progressRecorder<Call extends MeteredCall, Sent, P, U, Acc, C ex
     const settlement = kind.settlement(outcome.account, plan.estimate, call);
     const seen =
       settlement.kind === "settle"
-        ? keptQuota(deps, kind, plan, settlement.usage, outcome.channel ?? (plan.ordered[0] as C))
+        ? keptQuota(deps, kind, plan, settlement, outcome.channel ?? (plan.ordered[0] as C))
         : 0;
     if (seen <= recorded) return;
     recorded = seen;

@@ -30,6 +30,22 @@ describe("content settlement", () => {
     });
   });
 
+  it("takes a report of no tokens at all for an answer that delivered text as no report", () => {
+    const account = new ContentAccount();
+    account.observe(chunk("12345678", { promptTokenCount: 0, candidatesTokenCount: 0 }));
+    expect(settlementFor(account, 7)).toEqual({
+      kind: "settle",
+      usage: { promptTokens: 7, outputTokens: 2, cachedTokens: 0 },
+      estimated: true,
+    });
+  });
+
+  it("keeps a report of output only, or of input only, as reported", () => {
+    const account = new ContentAccount();
+    account.observe(chunk("12345678", { promptTokenCount: 0, candidatesTokenCount: 5 }));
+    expect(settlementFor(account, 7)).toMatchObject({ usage: { promptTokens: 0, outputTokens: 5 }, estimated: false });
+  });
+
   it("refunds when nothing was produced", () => {
     expect(settlementFor(new ContentAccount(), 7)).toEqual({ kind: "refund" });
   });

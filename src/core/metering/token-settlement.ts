@@ -23,9 +23,14 @@ export type TokenSettlement = { kind: "refund" } | { kind: "settle"; usage: Toke
  * - the upstream reported usage: settle to the last cumulative report, whatever happened after;
  * - no usage but text was produced: settle to an estimate (prompt estimate + text produced);
  * - nothing produced: refund everything.
+ * A report of no tokens at all for an answer that delivered text is no report: an upstream that
+ * sends zeros in place of its usage (an Anthropic-shaped stream always carries the fields) would
+ * otherwise bill a delivered answer at 0.
  */
 export function settlementFor(account: TokenAccount, promptEstimate: number) {
-  if (account.usage) return { kind: "settle", usage: account.usage, estimated: false } as TokenSettlement;
+  const u = account.usage;
+  const saysNothing = u !== null && u.promptTokens === 0 && u.outputTokens === 0 && account.textChars > 0;
+  if (u && !saysNothing) return { kind: "settle", usage: u, estimated: false } as TokenSettlement;
   if (account.chunks > 0 && account.textChars > 0) {
     return {
       kind: "settle",
