@@ -4,7 +4,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Errors } from "@sinclair/typebox/errors";
 import type { ComponentChildren, JSX } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiError, get, query } from "./api.js";
+import { ApiError } from "./api.js";
 
 let nextId = 0;
 const newId = () => `f${++nextId}`;
@@ -14,7 +14,7 @@ export function useFieldId(): string {
   return id;
 }
 
-type InputProps = JSX.InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string };
+export type InputProps = JSX.InputHTMLAttributes<HTMLInputElement> & { label: string; hint?: string };
 
 /** An input with its visible label. */
 export function Input({ label, hint, ...rest }: InputProps) {
@@ -28,7 +28,10 @@ export function Input({ label, hint, ...rest }: InputProps) {
   );
 }
 
-type SelectProps = JSX.SelectHTMLAttributes<HTMLSelectElement> & { label: string; options: Array<[string, string]> };
+export type SelectProps = JSX.SelectHTMLAttributes<HTMLSelectElement> & {
+  label: string;
+  options: Array<[string, string]>;
+};
 
 export function Select({ label, options, ...rest }: SelectProps) {
   const id = useFieldId();
@@ -46,7 +49,7 @@ export function Select({ label, options, ...rest }: SelectProps) {
   );
 }
 
-type AreaProps = JSX.TextareaHTMLAttributes<HTMLTextAreaElement> & { label: string };
+export type AreaProps = JSX.TextareaHTMLAttributes<HTMLTextAreaElement> & { label: string };
 
 export function TextArea({ label, ...rest }: AreaProps) {
   const id = useFieldId();
@@ -122,95 +125,7 @@ export function Table<T>({
   );
 }
 
-/** Keyset paging: the cursors of the pages seen so far, and the next one. */
-export function usePager() {
-  const [stack, setStack] = useState<string[]>([]);
-  const after = stack[stack.length - 1];
-  return {
-    after,
-    page: stack.length + 1,
-    next: (cursor: string) => setStack((s) => [...s, cursor]),
-    prev: () => setStack((s) => s.slice(0, -1)),
-    reset: () => setStack([]),
-  };
-}
-
-export function Pager({ pager, nextCursor }: { pager: ReturnType<typeof usePager>; nextCursor: string | null }) {
-  return (
-    <nav class="pager" aria-label="Pages">
-      <button type="button" disabled={pager.page === 1} onClick={pager.prev}>
-        Previous
-      </button>
-      <span>Page {pager.page}</span>
-      <button type="button" disabled={nextCursor === null} onClick={() => nextCursor && pager.next(nextCursor)}>
-        Next
-      </button>
-    </nav>
-  );
-}
-
 /** Loads on mount and whenever a dependency changes; `reload` loads again. */
-/** A list's filter form: submitting it goes back to the first page and applies what was typed. */
-export function Filters({
-  onApply,
-  button = "Filter",
-  children,
-}: {
-  onApply: () => void;
-  button?: string;
-  children: ComponentChildren;
-}) {
-  return (
-    <form
-      class="filters"
-      aria-label="Filters"
-      onSubmit={(e) => {
-        e.preventDefault();
-        onApply();
-      }}
-    >
-      {children}
-      <button type="submit">{button}</button>
-    </form>
-  );
-}
-
-/**
- * One page of a list the server pages by id (`path` with the filters, `size` rows a page), the
- * pager, and the cursor of the next page (null on the last one).
- */
-export function usePagedList<T extends { id: number }>(path: string, filters: Record<string, string>, size: number) {
-  const pager = usePager();
-  const filtersQuery = query(filters);
-  const rows = useLoad(
-    () => get<T[]>(`${path}${query({ ...filters, after: pager.after, limit: size })}`),
-    [path, filtersQuery, pager.after],
-  );
-  const next = rows.data && rows.data.length === size ? String(rows.data[rows.data.length - 1]?.id) : null;
-  return { pager, rows, next };
-}
-
-/**
- * A paged list with a filter form: what is typed (`draft`, changed by `set`, trimmed) is applied
- * by `apply`, which goes back to the first page.
- */
-export function useFilteredList<T extends { id: number }, F extends Record<string, string>>(
-  path: string,
-  initial: F,
-  size: number,
-) {
-  const [draft, setDraft] = useState(initial);
-  const [filters, setFilters] = useState(initial);
-  const list = usePagedList<T>(path, filters, size);
-  const set = (k: keyof F) => (e: { currentTarget: { value: string } }) =>
-    setDraft({ ...draft, [k]: e.currentTarget.value.trim() });
-  const apply = () => {
-    list.pager.reset();
-    setFilters(draft);
-  };
-  return { ...list, draft, set, apply };
-}
-
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -298,6 +213,26 @@ export function Page({
       </header>
       {children}
     </section>
+  );
+}
+
+export interface Stat {
+  label: string;
+  value: ComponentChildren;
+  testId?: string;
+}
+
+/** A row of figures, each under its label. */
+export function Stats({ items }: { items: Stat[] }) {
+  return (
+    <div class="stats">
+      {items.map((s) => (
+        <div key={s.label} class="stat">
+          <span>{s.label}</span>
+          <strong data-testid={s.testId}>{s.value}</strong>
+        </div>
+      ))}
+    </div>
   );
 }
 

@@ -1,9 +1,9 @@
 // Sign-in, accepting an invite (setting the password) and self sign-up.
-import { Type } from "@sinclair/typebox";
-import { useState } from "preact/hooks";
+import { type TSchema, Type } from "@sinclair/typebox";
 import { LoginBody, NewPassword, SignupBody } from "../../../contracts/console.js";
 import { get, post, type Session } from "../api.js";
-import { check, Input, Notice, useAction, useLoad } from "../ui.js";
+import { Form, type FormSpec, useForm } from "../forms.js";
+import { check, Notice, useAction, useLoad } from "../ui.js";
 
 /** The forms' rules: the console API's bodies, a new password at least its minimum long. */
 const Password = NewPassword;
@@ -22,42 +22,83 @@ function Shell({ title, children }: { title: string; children: preact.ComponentC
   );
 }
 
-export function SignIn({ onSession }: { onSession: (s: Session) => void }) {
-  const [login, setLogin] = useState("");
-  const [password, setPassword] = useState("");
+const SIGN_IN: FormSpec<"login" | "password"> = {
+  submit: "Sign in",
+  fields: [
+    { field: "login", label: "Name or email", name: "login", autoComplete: "username", required: true },
+    {
+      field: "password",
+      label: "Password",
+      name: "password",
+      type: "password",
+      autoComplete: "current-password",
+      required: true,
+    },
+  ],
+};
+
+/** The stacked forms of the sign-in pages: the button under the fields, the notice under it. */
+const STACKED = { layout: "stack", alone: true, notice: true } as const;
+
+/** A new password's field, as sign-up and an invite ask for it. */
+const NEW_PASSWORD_FIELD = {
+  field: "password",
+  name: "password",
+  type: "password",
+  autoComplete: "new-password",
+  minLength: 8,
+  required: true,
+  hint: "At least 8 characters.",
+} as const;
+
+const SIGN_UP: FormSpec<"name" | "email" | "password"> = {
+  submit: "Create account",
+  fields: [
+    { field: "name", label: "Name", name: "name", autoComplete: "username", required: true },
+    { field: "email", label: "Email", name: "email", type: "email", autoComplete: "email", required: true },
+    { ...NEW_PASSWORD_FIELD, label: "Password" },
+  ],
+};
+
+const SET_PASSWORD: FormSpec<"password" | "again"> = {
+  submit: "Set password and sign in",
+  fields: [
+    { ...NEW_PASSWORD_FIELD, label: "New password" },
+    {
+      field: "again",
+      label: "Repeat the password",
+      name: "password-again",
+      type: "password",
+      autoComplete: "new-password",
+      required: true,
+    },
+  ],
+};
+
+/** A form that, once its values pass `rule`, posts them to `url` and signs in with the session answered. */
+function useSessionForm<F extends Record<string, string>>(
+  rule: TSchema,
+  url: string,
+  initial: F,
+  onSession: (s: Session) => void,
+) {
+  const form = useForm(initial);
   const action = useAction();
-  const settings = useLoad(() => get<{ selfSignup: boolean }>("/console/api/signup-settings"), []);
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const problem = check(LoginForm, { login, password });
+  const submit = () => {
+    const problem = check(rule, form.values);
     if (problem) return action.setError(problem);
-    void action.run(async () => onSession(await post<Session>("/console/api/login", { login, password })));
+    void action.run(async () => onSession(await post<Session>(url, form.values)));
   };
+  return { form, action, submit };
+}
+
+export function SignIn({ onSession }: { onSession: (s: Session) => void }) {
+  const initial = { login: "", password: "" };
+  const { form, action, submit } = useSessionForm(LoginForm, "/console/api/login", initial, onSession);
+  const settings = useLoad(() => get<{ selfSignup: boolean }>("/console/api/signup-settings"), []);
   return (
     <Shell title="Sign in">
-      <form onSubmit={submit} class="stack">
-        <Input
-          label="Name or email"
-          name="login"
-          autoComplete="username"
-          value={login}
-          onInput={(e) => setLogin(e.currentTarget.value)}
-          required
-        />
-        <Input
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-          required
-        />
-        <button type="submit" class="primary" disabled={action.busy}>
-          Sign in
-        </button>
-        <Notice error={action.error} />
-      </form>
+      <Form {...SIGN_IN} {...STACKED} form={form} action={action} onSubmit={submit} />
       {settings.data?.selfSignup ? (
         <p>
           No account? <a href="/console/sign-up">Sign up</a>
@@ -68,45 +109,11 @@ export function SignIn({ onSession }: { onSession: (s: Session) => void }) {
 }
 
 export function SignUp({ onSession }: { onSession: (s: Session) => void }) {
-  const [form, setForm] = useState({ name: "", email: "", password: "" });
-  const action = useAction();
-  const set = (k: keyof typeof form) => (e: { currentTarget: HTMLInputElement }) =>
-    setForm({ ...form, [k]: e.currentTarget.value });
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const problem = check(SignupForm, form);
-    if (problem) return action.setError(problem);
-    void action.run(async () => onSession(await post<Session>("/console/api/signup", form)));
-  };
+  const initial = { name: "", email: "", password: "" };
+  const { form, action, submit } = useSessionForm(SignupForm, "/console/api/signup", initial, onSession);
   return (
     <Shell title="Sign up">
-      <form onSubmit={submit} class="stack">
-        <Input label="Name" name="name" autoComplete="username" value={form.name} onInput={set("name")} required />
-        <Input
-          label="Email"
-          name="email"
-          type="email"
-          autoComplete="email"
-          value={form.email}
-          onInput={set("email")}
-          required
-        />
-        <Input
-          label="Password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          value={form.password}
-          onInput={set("password")}
-          required
-          hint="At least 8 characters."
-        />
-        <button type="submit" class="primary" disabled={action.busy}>
-          Create account
-        </button>
-        <Notice error={action.error} />
-      </form>
+      <Form {...SIGN_UP} {...STACKED} form={form} action={action} onSubmit={submit} />
       <p>
         <a href="/console/sign-in">Back to sign in</a>
       </p>
@@ -119,11 +126,10 @@ export function AcceptInvite({ token, onSession }: { token: string; onSession: (
     () => get<{ name: string; email: string | null }>(`/console/api/invites/${encodeURIComponent(token)}`),
     [token],
   );
-  const [password, setPassword] = useState("");
-  const [again, setAgain] = useState("");
+  const form = useForm({ password: "", again: "" });
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
+    const { password, again } = form.values;
     const problem = check(Password, password);
     if (problem) return action.setError(`password: ${problem}`);
     if (password !== again) return action.setError("The two passwords differ.");
@@ -141,32 +147,13 @@ export function AcceptInvite({ token, onSession }: { token: string; onSession: (
   return (
     <Shell title="Set your password">
       <p class="muted">{invite.data ? `Welcome, ${invite.data.name}.` : "Checking the invite…"}</p>
-      <form onSubmit={submit} class="stack">
-        <Input
-          label="New password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-          required
-          hint="At least 8 characters."
-        />
-        <Input
-          label="Repeat the password"
-          name="password-again"
-          type="password"
-          autoComplete="new-password"
-          value={again}
-          onInput={(e) => setAgain(e.currentTarget.value)}
-          required
-        />
-        <button type="submit" class="primary" disabled={action.busy || !invite.data}>
-          Set password and sign in
-        </button>
-        <Notice error={action.error} />
-      </form>
+      <Form
+        {...SET_PASSWORD}
+        {...STACKED}
+        form={form}
+        action={{ ...action, busy: action.busy || !invite.data }}
+        onSubmit={submit}
+      />
     </Shell>
   );
 }

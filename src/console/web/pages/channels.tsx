@@ -5,7 +5,8 @@ import { useState } from "preact/hooks";
 import { type ChannelView, CreateChannelBody } from "../../../contracts/admin.js";
 import type { ChannelTypeView } from "../../../contracts/channel-types.js";
 import { get, patch, post } from "../api.js";
-import { Card, check, fmtPercent, fmtTime, Input, Notice, Page, Select, Table, useAction, useLoad } from "../ui.js";
+import { FormCard, useForm } from "../forms.js";
+import { check, fmtPercent, fmtTime, Notice, Page, Table, useAction, useLoad } from "../ui.js";
 
 export type Channel = ChannelView;
 
@@ -120,7 +121,7 @@ function ChannelEditor({
   types: ChannelType[];
   onDone: () => void;
 }) {
-  const [form, setForm] = useState({
+  const form = useForm({
     name: channel?.name ?? "",
     // Empty until chosen: the first type the gateway lists.
     type: channel?.type ?? "",
@@ -132,26 +133,24 @@ function ChannelEditor({
     weight: String(channel?.weight ?? 1),
   });
   const action = useAction();
-  const set = (k: keyof typeof form) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
-    setForm({ ...form, [k]: e.currentTarget.value });
-  const type = form.type || (types[0]?.type ?? "");
+  const v = form.values;
+  const type = v.type || (types[0]?.type ?? "");
   const options: Array<[string, string]> = types.map((t) => [t.type, `${t.type} (${t.capabilities.join(", ")})`]);
   // A stored type the gateway no longer lists stays shown, so that an edit does not change it unseen.
   if (type !== "" && !types.some((t) => t.type === type)) options.push([type, type]);
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
     const body: Record<string, unknown> = {
-      name: form.name.trim(),
+      name: v.name.trim(),
       type,
-      base_url: form.base_url.trim(),
-      models: list(form.models),
-      groups: list(form.groups),
-      priority: Number(form.priority),
-      weight: Number(form.weight),
+      base_url: v.base_url.trim(),
+      models: list(v.models),
+      groups: list(v.groups),
+      priority: Number(v.priority),
+      weight: Number(v.weight),
     };
     const problem = check(ChannelForm, body);
     if (problem) return action.setError(problem);
-    if (form.key !== "") body.key = form.key;
+    if (v.key !== "") body.key = v.key;
     else if (!channel) return action.setError("key: the upstream key is needed for a new channel");
     void action.run(async () => {
       if (channel) await patch(`/api/admin/channels/${channel.id}`, body);
@@ -160,40 +159,41 @@ function ChannelEditor({
     });
   };
   return (
-    <Card title={channel ? `Edit ${channel.name}` : "Create a channel"}>
-      <form class="form-grid" onSubmit={submit}>
-        <Input label="Name" name="name" value={form.name} onInput={set("name")} required />
-        <Select label="Type" name="type" value={type} onChange={set("type")} options={options} />
-        <Input label="Base URL" name="base_url" type="url" value={form.base_url} onInput={set("base_url")} required />
-        <Input
-          label={channel ? "New key (left empty: unchanged)" : "Key"}
-          name="key"
-          type="password"
-          autoComplete="off"
-          value={form.key}
-          onInput={set("key")}
-          hint="Write-only: the key is never shown again."
-        />
-        <Input label="Models (comma-separated)" name="models" value={form.models} onInput={set("models")} required />
-        <Input label="Groups (comma-separated)" name="groups" value={form.groups} onInput={set("groups")} />
-        <Input label="Priority" name="priority" type="number" value={form.priority} onInput={set("priority")} />
-        <Input label="Weight" name="weight" type="number" min={0} value={form.weight} onInput={set("weight")} />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={action.busy}>
-            {channel ? "Save channel" : "Create channel"}
+    <FormCard
+      title={channel ? `Edit ${channel.name}` : "Create a channel"}
+      fields={[
+        { field: "name", label: "Name", name: "name", required: true },
+        { field: "type", kind: "select", label: "Type", name: "type", options },
+        { field: "base_url", label: "Base URL", name: "base_url", type: "url", required: true },
+        {
+          field: "key",
+          label: channel ? "New key (left empty: unchanged)" : "Key",
+          name: "key",
+          type: "password",
+          autoComplete: "off",
+          hint: "Write-only: the key is never shown again.",
+        },
+        { field: "models", label: "Models (comma-separated)", name: "models", required: true },
+        { field: "groups", label: "Groups (comma-separated)", name: "groups" },
+        { field: "priority", label: "Priority", name: "priority", type: "number" },
+        { field: "weight", label: "Weight", name: "weight", type: "number", min: 0 },
+      ]}
+      submit={channel ? "Save channel" : "Create channel"}
+      form={{ values: { ...v, type }, set: form.set }}
+      action={action}
+      onSubmit={submit}
+      buttons={
+        channel ? (
+          <button type="button" onClick={onDone}>
+            Cancel
           </button>
-          {channel ? (
-            <button type="button" onClick={onDone}>
-              Cancel
-            </button>
-          ) : null}
-        </div>
-        {/* Last in the form: its length changes with the type, and nothing below it moves. */}
-        <p class="field wide">
-          <small>{typeHint(types.find((t) => t.type === type))}</small>
-        </p>
-      </form>
-      <Notice error={action.error} />
-    </Card>
+        ) : null
+      }
+    >
+      {/* Last in the form: its length changes with the type, and nothing below it moves. */}
+      <p class="field wide">
+        <small>{typeHint(types.find((t) => t.type === type))}</small>
+      </p>
+    </FormCard>
   );
 }

@@ -1,30 +1,27 @@
 // Operators: the request log, filtered and paged by the server.
 import type { Static } from "@sinclair/typebox";
 import type { RequestLogView } from "../../../contracts/records.js";
-import { Filters, fmtQuota, fmtTime, Input, Notice, Page, Pager, Table, useFilteredList } from "../ui.js";
+import { CHANNEL_ID_FILTER, type Field, Filters, USER_ID_FILTER } from "../forms.js";
+import { Pager, useFilteredList } from "../lists.js";
+import { fmtQuota, fmtTime, Notice, Page, Table } from "../ui.js";
 
 type LogRow = Static<typeof RequestLogView>;
 
+const LOG_FILTERS: Array<Field<"user_id" | "channel_id" | "model" | "status">> = [
+  USER_ID_FILTER,
+  CHANNEL_ID_FILTER,
+  { field: "model", label: "Model", name: "model" },
+  { field: "status", label: "HTTP status", name: "status", inputMode: "numeric" },
+];
+
 export function LogsPage() {
-  const { pager, rows, next, draft, set, apply } = useFilteredList<LogRow, Record<string, string>>(
-    "/api/admin/request-logs",
-    { user_id: "", channel_id: "", model: "", status: "" },
-    50,
-  );
+  const { pager, rows, next, form, apply } = useFilteredList<
+    LogRow,
+    Record<"user_id" | "channel_id" | "model" | "status", string>
+  >("/api/admin/request-logs", { user_id: "", channel_id: "", model: "", status: "" }, 50);
   return (
     <Page title="Request log">
-      <Filters onApply={apply}>
-        <Input label="User id" name="user_id" inputMode="numeric" value={draft.user_id} onInput={set("user_id")} />
-        <Input
-          label="Channel id"
-          name="channel_id"
-          inputMode="numeric"
-          value={draft.channel_id}
-          onInput={set("channel_id")}
-        />
-        <Input label="Model" name="model" value={draft.model} onInput={set("model")} />
-        <Input label="HTTP status" name="status" inputMode="numeric" value={draft.status} onInput={set("status")} />
-      </Filters>
+      <Filters onApply={apply} fields={LOG_FILTERS} form={form} />
       <Notice error={rows.error} />
       <Table
         caption="Requests, newest first"

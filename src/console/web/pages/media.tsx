@@ -1,10 +1,12 @@
 // Users: their tasks (with previews and players), one task's record, and their images.
 import type { Static } from "@sinclair/typebox";
-import { useState } from "preact/hooks";
 import type { ImageItem } from "../../../contracts/console.js";
 import { get, query } from "../api.js";
-import { Card, fmtTime, Notice, Page, Pager, Select, Table, useLoad, usePager } from "../ui.js";
+import { Choices, type Field, useForm } from "../forms.js";
+import { Gallery, Pager, usePaged } from "../lists.js";
+import { Card, fmtTime, Notice, Page, Table, useLoad } from "../ui.js";
 import { MediaView, RecordList } from "./record.js";
+import { FAMILIES, taskColumn } from "./tasks.js";
 
 interface OwnTask {
   task_id: string;
@@ -22,63 +24,52 @@ interface OwnTask {
 
 type Image = Static<typeof ImageItem>;
 
+const MY_TASK_FILTERS: Array<Field<"platform" | "status">> = [
+  { field: "platform", kind: "select", label: "Family", options: FAMILIES },
+  {
+    field: "status",
+    kind: "select",
+    label: "State",
+    options: [
+      ["", "Any state"],
+      ["SUCCESS", "SUCCESS"],
+      ["FAILURE", "FAILURE"],
+      ["IN_PROGRESS", "IN_PROGRESS"],
+      ["SUBMITTED", "SUBMITTED"],
+      ["NOT_START", "NOT_START"],
+    ],
+  },
+];
+
 export function MyTasksPage() {
-  const [status, setStatus] = useState("");
-  const [platform, setPlatform] = useState("");
-  const pager = usePager();
-  const rows = useLoad(
-    () => get<OwnTask[]>(`/console/api/me/tasks${query({ status, platform, after: pager.after, limit: 25 })}`),
-    [status, platform, pager.after],
+  const filters = useForm({ platform: "", status: "" });
+  const { status, platform } = filters.values;
+  const { pager, rows, next } = usePaged(
+    (after) => get<OwnTask[]>(`/console/api/me/tasks${query({ status, platform, after, limit: 25 })}`),
+    [status, platform],
+    25,
+    (t) => t.id ?? t.task_id,
   );
   const list = rows.data;
-  const last = list?.[list.length - 1];
-  const next = list && list.length === 25 && last ? String(last.id ?? last.task_id) : null;
   return (
     <Page title="My tasks">
-      <div class="filters">
-        <Select
-          label="Family"
-          value={platform}
-          onChange={(e) => {
+      <Choices
+        fields={MY_TASK_FILTERS}
+        form={{
+          values: filters.values,
+          // A changed filter starts again from the first page.
+          set: (k) => (e) => {
             pager.reset();
-            setPlatform(e.currentTarget.value);
-          }}
-          options={[
-            ["", "Any family"],
-            ["audioa", "audioa"],
-            ["audiob", "audiob"],
-          ]}
-        />
-        <Select
-          label="State"
-          value={status}
-          onChange={(e) => {
-            pager.reset();
-            setStatus(e.currentTarget.value);
-          }}
-          options={[
-            ["", "Any state"],
-            ["SUCCESS", "SUCCESS"],
-            ["FAILURE", "FAILURE"],
-            ["IN_PROGRESS", "IN_PROGRESS"],
-            ["SUBMITTED", "SUBMITTED"],
-            ["NOT_START", "NOT_START"],
-          ]}
-        />
-      </div>
+            filters.set(k)(e);
+          },
+        }}
+      />
       <Notice error={rows.error} />
       <Table
         caption="My tasks"
         rows={list}
         columns={[
-          {
-            title: "Task",
-            cell: (t) => (
-              <a class="mono" href={`/console/me/tasks/${encodeURIComponent(t.task_id)}`}>
-                {t.task_id}
-              </a>
-            ),
-          },
+          taskColumn("/console/me/tasks"),
           { title: "Action", cell: (t) => t.action },
           { title: "State", cell: (t) => <span class={`badge ${t.status.toLowerCase()}`}>{t.status}</span> },
           { title: "Submitted", cell: (t) => fmtTime(t.submit_time) },
@@ -105,32 +96,32 @@ export function MyTaskPage({ taskId }: { taskId: string }) {
 }
 
 export function MyImagesPage() {
-  const pager = usePager();
-  const rows = useLoad(
-    () => get<Image[]>(`/console/api/me/images${query({ after: pager.after, limit: 24 })}`),
-    [pager.after],
+  const { pager, rows, next } = usePaged(
+    (after) => get<Image[]>(`/console/api/me/images${query({ after, limit: 24 })}`),
+    [],
+    24,
   );
-  const list = rows.data;
-  const next = list && list.length === 24 ? String(list[list.length - 1]?.id) : null;
   return (
     <Page title="My images">
       <Notice error={rows.error} />
-      {list === null ? <p>Loading…</p> : list.length === 0 ? <p>No images yet: make one in the playground.</p> : null}
-      <ul class="gallery" aria-label="My images">
-        {(list ?? []).map((img) => (
-          <li key={img.id}>
-            <figure>
-              <a href={img.url} target="_blank" rel="noreferrer">
-                <img src={img.url} alt={`Made with ${img.model}`} width={200} height={200} loading="lazy" />
-              </a>
-              <figcaption>
-                {img.model} · {fmtTime(img.created_at)}
-              </figcaption>
-            </figure>
-          </li>
-        ))}
-      </ul>
-      <Pager pager={pager} nextCursor={next} />
+      <Gallery
+        label="My images"
+        rows={rows.data}
+        empty="No images yet: make one in the playground."
+        keyOf={(img) => img.id}
+        item={(img) => (
+          <figure>
+            <a href={img.url} target="_blank" rel="noreferrer">
+              <img src={img.url} alt={`Made with ${img.model}`} width={200} height={200} loading="lazy" />
+            </a>
+            <figcaption>
+              {img.model} · {fmtTime(img.created_at)}
+            </figcaption>
+          </figure>
+        )}
+        pager={pager}
+        next={next}
+      />
     </Page>
   );
 }

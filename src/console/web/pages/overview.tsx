@@ -5,7 +5,8 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import type { OverviewView } from "../../../contracts/records.js";
 import { get, query } from "../api.js";
 import { Bars, type ChartSeries, TimeChart } from "../chart.js";
-import { Card, fmtQuota, Notice, Page, Select, useLoad } from "../ui.js";
+import { Choices, type Field, useForm } from "../forms.js";
+import { Card, fmtQuota, Notice, Page, Stats, useLoad } from "../ui.js";
 
 export type Overview = Static<typeof OverviewView>;
 type Point = Overview["buckets"][number]["series"][string];
@@ -34,9 +35,23 @@ const RANGES: Array<[string, string]> = [
 // finer ones (the last hours) from the rows themselves.
 const BUCKET: Record<string, number> = { "60": 60, "360": 300, "1440": 3600, "10080": 3600 * 6, "43200": 86_400 };
 
+const CHOICES: Array<Field<"by" | "minutes">> = [
+  {
+    field: "by",
+    kind: "select",
+    label: "Grouped by",
+    options: [
+      ["surface", "Surface"],
+      ["model", "Model"],
+      ["channel", "Channel"],
+    ],
+  },
+  { field: "minutes", kind: "select", label: "Time range", options: RANGES },
+];
+
 export function OverviewPage() {
-  const [by, setBy] = useState("model");
-  const [minutes, setMinutes] = useState("60");
+  const choice = useForm({ by: "model", minutes: "60" });
+  const { by, minutes } = choice.values;
   const data = useLoad(
     () => get<Overview>(`/api/admin/overview${query({ minutes, bucket_seconds: BUCKET[minutes], by })}`),
     [by, minutes],
@@ -47,37 +62,17 @@ export function OverviewPage() {
   const totalSpend = data.data?.buckets.reduce((sum, b) => sum + b.spend, 0) ?? null;
   return (
     <Page title="Overview">
-      <div class="filters">
-        <Select
-          label="Grouped by"
-          value={by}
-          onChange={(e) => setBy(e.currentTarget.value)}
-          options={[
-            ["surface", "Surface"],
-            ["model", "Model"],
-            ["channel", "Channel"],
-          ]}
-        />
-        <Select
-          label="Time range"
-          value={minutes}
-          onChange={(e) => setMinutes(e.currentTarget.value)}
-          options={RANGES}
-        />
-      </div>
+      <Choices fields={CHOICES} form={choice} />
       <Notice error={data.error} />
-      <div class="stats">
-        <div class="stat">
-          <span>Spend in range</span>
-          <strong data-testid="spend-total">{fmtQuota(totalSpend)}</strong>
-        </div>
-        <div class="stat">
-          <span>Open charges</span>
-          <strong>
-            {data.data ? `${data.data.open_charges.count} (${fmtQuota(data.data.open_charges.quota)})` : "—"}
-          </strong>
-        </div>
-      </div>
+      <Stats
+        items={[
+          { label: "Spend in range", value: fmtQuota(totalSpend), testId: "spend-total" },
+          {
+            label: "Open charges",
+            value: data.data ? `${data.data.open_charges.count} (${fmtQuota(data.data.open_charges.quota)})` : "—",
+          },
+        ]}
+      />
       <div class="grid2">
         <TimeChart title={`Spend by ${by}`} x={spend.x} series={spend.series} bars />
         <TimeChart title={`Requests by ${by}`} x={requests.x} series={requests.series} />

@@ -2,7 +2,8 @@
 // theirs (POST /console/api/me/playground-token): an image, a music task, a content stream.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { post } from "../api.js";
-import { Card, Input, messageOf, Notice, Page, Select, TextArea } from "../ui.js";
+import { FormCard, useForm } from "../forms.js";
+import { messageOf, Page, useAction } from "../ui.js";
 import { MediaView } from "./record.js";
 
 let cached: { key: string; expires_at: number } | null = null;
@@ -66,61 +67,48 @@ export function PlaygroundPage() {
 }
 
 function ImageCard() {
-  const [model, setModel] = useState("image-model-2-1k");
-  const [prompt, setPrompt] = useState("");
+  const form = useForm({ model: "image-model-2-1k", prompt: "" });
+  const { values } = form;
   const [images, setImages] = useState<string[]>([]);
-  const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
-  const run = async (e: Event) => {
-    e.preventDefault();
-    if (!prompt.trim()) return setState({ busy: false, error: "prompt: describe the image" });
-    setState({ busy: true, error: null });
-    try {
+  const action = useAction();
+  const run = () => {
+    if (!values.prompt.trim()) return action.setError("prompt: describe the image");
+    void action.run(async () => {
       const res = await callPublic("POST", "/v1/images/generations", {
-        model: model.trim(),
-        prompt: prompt.trim(),
+        model: values.model.trim(),
+        prompt: values.prompt.trim(),
         n: 1,
       });
       const j = (await res.json()) as { data?: Array<{ url?: string; b64_json?: string }> };
       setImages((j.data ?? []).map((d) => d.url ?? `data:image/png;base64,${d.b64_json ?? ""}`));
-      setState({ busy: false, error: null });
-    } catch (err) {
-      setState({ busy: false, error: messageOf(err) });
-    }
+    });
   };
   return (
-    <Card title="Image">
-      <form class="stack" onSubmit={run}>
-        <Input
-          label="Image model"
-          name="image-model"
-          list="model-names"
-          value={model}
-          onInput={(e) => setModel(e.currentTarget.value)}
-        />
-        <TextArea
-          label="Image prompt"
-          name="image-prompt"
-          rows={3}
-          value={prompt}
-          onInput={(e) => setPrompt(e.currentTarget.value)}
-        />
-        <button type="submit" class="primary" disabled={state.busy}>
-          {state.busy ? "Generating…" : "Generate image"}
-        </button>
-      </form>
-      <Notice error={state.error} />
-      <div class="media" data-testid="playground-images">
-        {images.map((src) => (
-          <img key={src} src={src} alt={`Generated from: ${prompt}`} width={256} height={256} />
-        ))}
-      </div>
-    </Card>
+    <FormCard
+      title="Image"
+      layout="stack"
+      alone
+      fields={[
+        { field: "model", label: "Image model", name: "image-model", list: "model-names" },
+        { field: "prompt", kind: "area", label: "Image prompt", name: "image-prompt", rows: 3 },
+      ]}
+      submit={action.busy ? "Generating…" : "Generate image"}
+      form={form}
+      action={action}
+      onSubmit={run}
+      after={
+        <div class="media" data-testid="playground-images">
+          {images.map((src) => (
+            <img key={src} src={src} alt={`Generated from: ${values.prompt}`} width={256} height={256} />
+          ))}
+        </div>
+      }
+    />
   );
 }
 
 function MusicCard() {
-  const [prompt, setPrompt] = useState("");
-  const [mv, setMv] = useState("chirp-v3-5");
+  const form = useForm({ prompt: "", mv: "chirp-v3-5" });
   const [task, setTask] = useState<Record<string, unknown> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
@@ -136,8 +124,8 @@ function MusicCard() {
       setError(messageOf(err));
     }
   };
-  const run = async (e: Event) => {
-    e.preventDefault();
+  const run = async () => {
+    const { prompt, mv } = form.values;
     if (!prompt.trim()) return setError("prompt: describe the song");
     setError(null);
     setTask(null);
@@ -152,54 +140,50 @@ function MusicCard() {
     }
   };
   return (
-    <Card title="Music task">
-      <form class="stack" onSubmit={run}>
-        <TextArea
-          label="Song description"
-          name="music-prompt"
-          rows={3}
-          value={prompt}
-          onInput={(e) => setPrompt(e.currentTarget.value)}
-        />
-        <Select
-          label="Model version"
-          value={mv}
-          onChange={(e) => setMv(e.currentTarget.value)}
-          options={[
+    <FormCard
+      title="Music task"
+      layout="stack"
+      alone
+      fields={[
+        { field: "prompt", kind: "area", label: "Song description", name: "music-prompt", rows: 3 },
+        {
+          field: "mv",
+          kind: "select",
+          label: "Model version",
+          options: [
             ["chirp-v3-5", "chirp-v3-5"],
             ["chirp-v4", "chirp-v4"],
-          ]}
-        />
-        <button type="submit" class="primary">
-          Submit music task
-        </button>
-      </form>
-      <Notice error={error} />
-      {task ? (
-        <div aria-live="polite">
-          <p>
-            <span class="mono">{String(task.task_id ?? "")}</span>: {String(task.status ?? "")}{" "}
-            {String(task.progress ?? "")}
-          </p>
-          <MediaView record={task} />
-        </div>
-      ) : null}
-    </Card>
+          ],
+        },
+      ]}
+      submit="Submit music task"
+      form={form}
+      action={{ error }}
+      onSubmit={() => void run()}
+      after={
+        task ? (
+          <div aria-live="polite">
+            <p>
+              <span class="mono">{String(task.task_id ?? "")}</span>: {String(task.status ?? "")}{" "}
+              {String(task.progress ?? "")}
+            </p>
+            <MediaView record={task} />
+          </div>
+        ) : null
+      }
+    />
   );
 }
 
 function StreamCard() {
-  const [api, setApi] = useState("gemini");
-  const [model, setModel] = useState("gemini-2.5-flash");
-  const [prompt, setPrompt] = useState("");
+  const form = useForm({ api: "gemini", model: "gemini-2.5-flash", prompt: "" });
   const [text, setText] = useState("");
-  const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
-  const run = async (e: Event) => {
-    e.preventDefault();
-    if (!prompt.trim()) return setState({ busy: false, error: "prompt: say something" });
+  const action = useAction();
+  const run = () => {
+    const { api, model, prompt } = form.values;
+    if (!prompt.trim()) return action.setError("prompt: say something");
     setText("");
-    setState({ busy: true, error: null });
-    try {
+    void action.run(async () => {
       const res =
         api === "openai"
           ? await callPublic("POST", "/v1/chat/completions", {
@@ -222,48 +206,34 @@ function StreamCard() {
             : (j.candidates?.[0]?.content?.parts ?? []).map((p: { text?: string }) => p.text ?? "").join("");
         if (piece) setText((t) => t + piece);
       });
-      setState({ busy: false, error: null });
-    } catch (err) {
-      setState({ busy: false, error: messageOf(err) });
-    }
+    });
   };
   return (
-    <Card title="Content stream">
-      <form class="form-grid" onSubmit={run}>
-        <Select
-          label="API"
-          value={api}
-          onChange={(e) => setApi(e.currentTarget.value)}
-          options={[
+    <FormCard
+      title="Content stream"
+      fields={[
+        {
+          field: "api",
+          kind: "select",
+          label: "API",
+          options: [
             ["openai", "OpenAI chat"],
             ["gemini", "Gemini content"],
-          ]}
-        />
-        <Input
-          label="Content model"
-          name="content-model"
-          list="model-names"
-          value={model}
-          onInput={(e) => setModel(e.currentTarget.value)}
-        />
-        <TextArea
-          label="Message"
-          name="content-prompt"
-          rows={3}
-          value={prompt}
-          onInput={(e) => setPrompt(e.currentTarget.value)}
-        />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={state.busy}>
-            {state.busy ? "Streaming…" : "Send"}
-          </button>
-        </div>
-      </form>
-      <Notice error={state.error} />
-      <output class="stream" aria-live="polite" data-testid="stream-output">
-        {text}
-      </output>
-    </Card>
+          ],
+        },
+        { field: "model", label: "Content model", name: "content-model", list: "model-names" },
+        { field: "prompt", kind: "area", label: "Message", name: "content-prompt", rows: 3 },
+      ]}
+      submit={action.busy ? "Streaming…" : "Send"}
+      form={form}
+      action={action}
+      onSubmit={run}
+      after={
+        <output class="stream" aria-live="polite" data-testid="stream-output">
+          {text}
+        </output>
+      }
+    />
   );
 }
 

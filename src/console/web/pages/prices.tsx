@@ -3,7 +3,8 @@
 import { useState } from "preact/hooks";
 import type { PriceView } from "../../../contracts/admin.js";
 import { get, put } from "../api.js";
-import { Card, fmtTime, Input, Notice, Page, Select, Table, useAction, useLoad } from "../ui.js";
+import { Form, FormCard, type FormSpec, useForm } from "../forms.js";
+import { Card, fmtTime, Notice, Page, Table, useAction, useLoad } from "../ui.js";
 
 type Price = PriceView;
 
@@ -53,8 +54,33 @@ export function PricesPage() {
   );
 }
 
+const PRICE_FORM: FormSpec<"kind" | "name" | "price" | "input_per_million" | "output_per_million"> = {
+  submit: "Save price",
+  fields: [
+    {
+      field: "kind",
+      kind: "select",
+      label: "Kind",
+      options: [
+        ["task", "task"],
+        ["image", "image"],
+        ["content", "content"],
+      ],
+    },
+    { field: "name", label: "Name", name: "price-name", required: true },
+    { field: "price", label: "Per call or image", name: "price", inputMode: "decimal" },
+    { field: "input_per_million", label: "Input per million tokens", name: "input_per_million", inputMode: "decimal" },
+    {
+      field: "output_per_million",
+      label: "Output per million tokens",
+      name: "output_per_million",
+      inputMode: "decimal",
+    },
+  ],
+};
+
 function PriceForm({ price, onDone }: { price: Price | null; onDone: () => void }) {
-  const [form, setForm] = useState({
+  const form = useForm({
     kind: price?.kind ?? "image",
     name: price?.name ?? "",
     price: price ? String(price.price) : "",
@@ -62,15 +88,13 @@ function PriceForm({ price, onDone }: { price: Price | null; onDone: () => void 
     output_per_million: price ? String(price.output_per_million) : "",
   });
   const action = useAction();
-  const set = (k: keyof typeof form) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
-    setForm({ ...form, [k]: e.currentTarget.value });
-  const submit = (e: Event) => {
-    e.preventDefault();
-    if (!form.name.trim()) return action.setError("name: the model or task name");
-    const body: Record<string, unknown> = { kind: form.kind, name: form.name.trim() };
+  const submit = () => {
+    const v = form.values;
+    if (!v.name.trim()) return action.setError("name: the model or task name");
+    const body: Record<string, unknown> = { kind: v.kind, name: v.name.trim() };
     for (const k of ["price", "input_per_million", "output_per_million"] as const) {
-      if (form[k] === "") continue;
-      const n = Number(form[k]);
+      if (v[k] === "") continue;
+      const n = Number(v[k]);
       if (!Number.isFinite(n) || n < 0) return action.setError(`${k}: a number, 0 or more`);
       body[k] = n;
     }
@@ -81,78 +105,42 @@ function PriceForm({ price, onDone }: { price: Price | null; onDone: () => void 
     });
   };
   return (
-    <Card title={price ? `Change ${price.name}` : "Set a price"}>
-      <form class="form-grid" onSubmit={submit}>
-        <Select
-          label="Kind"
-          value={form.kind}
-          onChange={set("kind")}
-          options={[
-            ["task", "task"],
-            ["image", "image"],
-            ["content", "content"],
-          ]}
-        />
-        <Input label="Name" name="price-name" value={form.name} onInput={set("name")} required />
-        <Input label="Per call or image" name="price" inputMode="decimal" value={form.price} onInput={set("price")} />
-        <Input
-          label="Input per million tokens"
-          name="input_per_million"
-          inputMode="decimal"
-          value={form.input_per_million}
-          onInput={set("input_per_million")}
-        />
-        <Input
-          label="Output per million tokens"
-          name="output_per_million"
-          inputMode="decimal"
-          value={form.output_per_million}
-          onInput={set("output_per_million")}
-        />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={action.busy}>
-            Save price
-          </button>
-        </div>
-      </form>
-      <Notice error={action.error} ok={action.ok} />
-    </Card>
+    <FormCard
+      title={price ? `Change ${price.name}` : "Set a price"}
+      {...PRICE_FORM}
+      form={form}
+      action={action}
+      onSubmit={submit}
+    />
   );
 }
 
 function RatioForm({ onDone }: { onDone: () => void }) {
-  const [group, setGroup] = useState("");
-  const [ratio, setRatio] = useState("1");
+  const form = useForm({ group: "", ratio: "1" });
   const action = useAction();
+  const submit = () => {
+    const group = form.values.group.trim();
+    const n = Number(form.values.ratio);
+    if (!group) return action.setError("group: a group name");
+    if (!Number.isFinite(n) || n < 0) return action.setError("ratio: a number, 0 or more");
+    void action.run(async () => {
+      await put(`/api/admin/group-ratios/${encodeURIComponent(group)}`, { ratio: n });
+      onDone();
+      return `The ratio of ${group} is ${n}.`;
+    });
+  };
   return (
-    <form
-      class="form-grid"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const n = Number(ratio);
-        if (!group.trim()) return action.setError("group: a group name");
-        if (!Number.isFinite(n) || n < 0) return action.setError("ratio: a number, 0 or more");
-        void action.run(async () => {
-          await put(`/api/admin/group-ratios/${encodeURIComponent(group.trim())}`, { ratio: n });
-          onDone();
-          return `The ratio of ${group.trim()} is ${n}.`;
-        });
-      }}
-    >
-      <Input label="Group" name="group" value={group} onInput={(e) => setGroup(e.currentTarget.value)} />
-      <Input
-        label="Ratio"
-        name="ratio"
-        inputMode="decimal"
-        value={ratio}
-        onInput={(e) => setRatio(e.currentTarget.value)}
-      />
-      <div class="actions">
-        <button type="submit" disabled={action.busy}>
-          Set ratio
-        </button>
-      </div>
-      <Notice error={action.error} ok={action.ok} />
-    </form>
+    <Form
+      fields={[
+        { field: "group", label: "Group", name: "group" },
+        { field: "ratio", label: "Ratio", name: "ratio", inputMode: "decimal" },
+      ]}
+      submit="Set ratio"
+      primary={false}
+      form={form}
+      action={action}
+      notice
+      onSubmit={submit}
+    />
   );
 }

@@ -3,20 +3,9 @@
 import type { Static } from "@sinclair/typebox";
 import type { AdminTaskView } from "../../../contracts/records.js";
 import { get } from "../api.js";
-import {
-  Card,
-  Filters,
-  fmtQuota,
-  fmtTime,
-  Input,
-  Notice,
-  Page,
-  Pager,
-  Select,
-  Table,
-  useFilteredList,
-  useLoad,
-} from "../ui.js";
+import { CHANNEL_ID_FILTER, type Field, Filters, USER_ID_FILTER } from "../forms.js";
+import { Pager, useFilteredList } from "../lists.js";
+import { Card, type Column, fmtQuota, fmtTime, Notice, Page, Table, useLoad } from "../ui.js";
 import { MediaView, RecordList } from "./record.js";
 
 export type AdminTask = Static<typeof AdminTaskView>;
@@ -32,20 +21,39 @@ const STATES: Array<[string, string]> = [
 ];
 const PAGE = 50;
 
+/** The task families, as a filter's choices. */
+export const FAMILIES: Array<[string, string]> = [
+  ["", "Any family"],
+  ["audioa", "audioa"],
+  ["audiob", "audiob"],
+];
+
+const TASK_FILTERS: Array<Field<"platform" | "status" | "user_id" | "channel_id">> = [
+  { field: "platform", kind: "select", label: "Family", options: FAMILIES },
+  { field: "status", kind: "select", label: "State", options: STATES },
+  USER_ID_FILTER,
+  CHANNEL_ID_FILTER,
+];
+
+/** The column linking each row's task to the task's page, under `base`. */
+export function taskColumn<T extends { task_id: string }>(base = "/console/tasks"): Column<T> {
+  return {
+    title: "Task",
+    cell: (t) => (
+      <a class="mono" href={`${base}/${encodeURIComponent(t.task_id)}`}>
+        {t.task_id}
+      </a>
+    ),
+  };
+}
+
 export function TaskTable({ rows }: { rows: AdminTask[] | null }) {
   return (
     <Table
       caption="Tasks"
       rows={rows}
       columns={[
-        {
-          title: "Task",
-          cell: (t) => (
-            <a class="mono" href={`/console/tasks/${encodeURIComponent(t.task_id)}`}>
-              {t.task_id}
-            </a>
-          ),
-        },
+        taskColumn(),
         { title: "Family", cell: (t) => t.platform },
         { title: "Action", cell: (t) => t.action },
         { title: "State", cell: (t) => <span class={`badge ${t.status.toLowerCase()}`}>{t.status}</span> },
@@ -59,34 +67,13 @@ export function TaskTable({ rows }: { rows: AdminTask[] | null }) {
 }
 
 export function TasksPage() {
-  const { pager, rows, next, draft, set, apply } = useFilteredList<AdminTask, Record<string, string>>(
-    "/api/admin/tasks",
-    { platform: "", status: "", user_id: "", channel_id: "" },
-    PAGE,
-  );
+  const { pager, rows, next, form, apply } = useFilteredList<
+    AdminTask,
+    Record<"platform" | "status" | "user_id" | "channel_id", string>
+  >("/api/admin/tasks", { platform: "", status: "", user_id: "", channel_id: "" }, PAGE);
   return (
     <Page title="Tasks">
-      <Filters onApply={apply}>
-        <Select
-          label="Family"
-          value={draft.platform}
-          onChange={set("platform")}
-          options={[
-            ["", "Any family"],
-            ["audioa", "audioa"],
-            ["audiob", "audiob"],
-          ]}
-        />
-        <Select label="State" value={draft.status} onChange={set("status")} options={STATES} />
-        <Input label="User id" name="user_id" inputMode="numeric" value={draft.user_id} onInput={set("user_id")} />
-        <Input
-          label="Channel id"
-          name="channel_id"
-          inputMode="numeric"
-          value={draft.channel_id}
-          onInput={set("channel_id")}
-        />
-      </Filters>
+      <Filters onApply={apply} fields={TASK_FILTERS} form={form} />
       <Notice error={rows.error} />
       <TaskTable rows={rows.data} />
       <Pager pager={pager} nextCursor={next} />

@@ -4,7 +4,8 @@ import { useState } from "preact/hooks";
 import type { TokenView } from "../../../contracts/admin.js";
 import { NewTokenBody } from "../../../contracts/console.js";
 import { del, get, post } from "../api.js";
-import { Card, type Column, check, fmtQuota, fmtTime, Input, Notice, Page, Table, useAction, useLoad } from "../ui.js";
+import { FormCard, type FormSpec, useForm } from "../forms.js";
+import { type Column, check, fmtQuota, fmtTime, Notice, Page, Table, useAction, useLoad } from "../ui.js";
 
 type Token = TokenView;
 
@@ -18,19 +19,27 @@ export const TOKEN_COLUMNS: Array<Column<Token>> = [
   { title: "Models", cell: (t) => t.models?.join(", ") ?? "all" },
 ];
 
+const NEW_TOKEN: FormSpec<"name" | "quota_limit" | "expires" | "models"> = {
+  submit: "Create token",
+  fields: [
+    { field: "name", label: "Name", name: "token-name", required: true },
+    { field: "quota_limit", label: "Spending limit (quota, empty: none)", name: "quota_limit", type: "number", min: 0 },
+    { field: "expires", label: "Expires on (empty: never)", name: "expires", type: "date" },
+    { field: "models", label: "Models (comma-separated, empty: all)", name: "models" },
+  ],
+};
+
 export function TokensPage() {
   const tokens = useLoad(() => get<Token[]>("/console/api/me/tokens"), []);
   const action = useAction();
-  const [form, setForm] = useState({ name: "", quota_limit: "", expires: "", models: "" });
+  const form = useForm({ name: "", quota_limit: "", expires: "", models: "" });
   const [key, setKey] = useState<string | null>(null);
-  const set = (k: keyof typeof form) => (e: { currentTarget: HTMLInputElement }) =>
-    setForm({ ...form, [k]: e.currentTarget.value });
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const body: Record<string, unknown> = { name: form.name.trim() };
-    if (form.quota_limit !== "") body.quota_limit = Number(form.quota_limit);
-    if (form.expires !== "") body.expires_at = Math.floor(new Date(`${form.expires}T23:59:59Z`).getTime() / 1000);
-    const models = form.models
+  const submit = () => {
+    const v = form.values;
+    const body: Record<string, unknown> = { name: v.name.trim() };
+    if (v.quota_limit !== "") body.quota_limit = Number(v.quota_limit);
+    if (v.expires !== "") body.expires_at = Math.floor(new Date(`${v.expires}T23:59:59Z`).getTime() / 1000);
+    const models = v.models
       .split(",")
       .map((m) => m.trim())
       .filter(Boolean);
@@ -40,7 +49,7 @@ export function TokensPage() {
     void action.run(async () => {
       const created = await post<{ key: string }>("/console/api/me/tokens", body);
       setKey(created.key);
-      setForm({ name: "", quota_limit: "", expires: "", models: "" });
+      form.reset();
       tokens.reload();
     });
   };
@@ -77,55 +86,35 @@ export function TokensPage() {
           },
         ]}
       />
-      <Card title="Create a token">
-        <form class="form-grid" onSubmit={submit}>
-          <Input label="Name" name="token-name" value={form.name} onInput={set("name")} required />
-          <Input
-            label="Spending limit (quota, empty: none)"
-            name="quota_limit"
-            type="number"
-            min={0}
-            value={form.quota_limit}
-            onInput={set("quota_limit")}
-          />
-          <Input
-            label="Expires on (empty: never)"
-            name="expires"
-            type="date"
-            value={form.expires}
-            onInput={set("expires")}
-          />
-          <Input
-            label="Models (comma-separated, empty: all)"
-            name="models"
-            value={form.models}
-            onInput={set("models")}
-          />
-          <div class="actions">
-            <button type="submit" class="primary" disabled={action.busy}>
-              Create token
-            </button>
-          </div>
-        </form>
-        <Notice error={action.error} ok={action.ok} />
-        {key ? (
-          <div class="key-once" role="status">
-            <label>
-              Your new key: copy it now, it is not shown again
-              <input
-                class="mono"
-                readOnly
-                value={key}
-                data-testid="new-token-key"
-                onFocus={(e) => e.currentTarget.select()}
-              />
-            </label>
-            <button type="button" onClick={() => setKey(null)}>
-              I have copied it
-            </button>
-          </div>
-        ) : null}
-      </Card>
+      <FormCard
+        title="Create a token"
+        {...NEW_TOKEN}
+        form={form}
+        action={action}
+        onSubmit={submit}
+        after={key ? <KeyOnce value={key} onDone={() => setKey(null)} /> : null}
+      />
     </Page>
+  );
+}
+
+/** The new key, shown once until the user says it is copied. */
+function KeyOnce({ value, onDone }: { value: string; onDone: () => void }) {
+  return (
+    <div class="key-once" role="status">
+      <label>
+        Your new key: copy it now, it is not shown again
+        <input
+          class="mono"
+          readOnly
+          value={value}
+          data-testid="new-token-key"
+          onFocus={(e) => e.currentTarget.select()}
+        />
+      </label>
+      <button type="button" onClick={onDone}>
+        I have copied it
+      </button>
+    </div>
   );
 }

@@ -3,13 +3,21 @@
 import { useState } from "preact/hooks";
 import type { UserView } from "../../../contracts/admin.js";
 import { patch, post } from "../api.js";
-import { Card, fmtTime, Input, Notice, useAction } from "../ui.js";
+import { FormCard, type FormSpec, useForm } from "../forms.js";
+import { Card, fmtTime, Notice, useAction } from "../ui.js";
 
 export type User = UserView;
 
+const EDIT_USER: FormSpec<"group" | "credit_line"> = {
+  submit: "Save",
+  fields: [
+    { field: "group", label: "Group", name: "group" },
+    { field: "credit_line", label: "Credit line", name: "credit_line", type: "number", min: 0 },
+  ],
+};
+
 export function EditUserCard({ user, onDone }: { user: User; onDone: () => void }) {
-  const [group, setGroup] = useState(user.group);
-  const [credit, setCredit] = useState(String(user.credit_line));
+  const form = useForm({ group: user.group, credit_line: String(user.credit_line) });
   const action = useAction();
   const save = (body: Record<string, unknown>, message: string) =>
     action.run(async () => {
@@ -17,43 +25,30 @@ export function EditUserCard({ user, onDone }: { user: User; onDone: () => void 
       onDone();
       return message;
     });
+  const submit = () => {
+    const n = Number(form.values.credit_line);
+    if (!Number.isInteger(n) || n < 0) return action.setError("credit_line: a whole number, 0 or more");
+    void save({ group: form.values.group.trim(), credit_line: n }, "Saved.");
+  };
   return (
-    <Card title="Edit">
-      <form
-        class="form-grid"
-        onSubmit={(e) => {
-          e.preventDefault();
-          const n = Number(credit);
-          if (!Number.isInteger(n) || n < 0) return action.setError("credit_line: a whole number, 0 or more");
-          void save({ group: group.trim(), credit_line: n }, "Saved.");
-        }}
-      >
-        <Input label="Group" name="group" value={group} onInput={(e) => setGroup(e.currentTarget.value)} />
-        <Input
-          label="Credit line"
-          name="credit_line"
-          type="number"
-          min={0}
-          value={credit}
-          onInput={(e) => setCredit(e.currentTarget.value)}
-        />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={action.busy}>
-            Save
+    <FormCard
+      title="Edit"
+      {...EDIT_USER}
+      form={form}
+      action={action}
+      onSubmit={submit}
+      buttons={
+        user.status === "enabled" ? (
+          <button type="button" class="danger" onClick={() => save({ status: "disabled" }, "Disabled.")}>
+            Disable
           </button>
-          {user.status === "enabled" ? (
-            <button type="button" class="danger" onClick={() => save({ status: "disabled" }, "Disabled.")}>
-              Disable
-            </button>
-          ) : user.status === "disabled" ? (
-            <button type="button" onClick={() => save({ status: "enabled" }, "Enabled.")}>
-              Enable
-            </button>
-          ) : null}
-        </div>
-      </form>
-      <Notice error={action.error} ok={action.ok} />
-    </Card>
+        ) : user.status === "disabled" ? (
+          <button type="button" onClick={() => save({ status: "enabled" }, "Enabled.")}>
+            Enable
+          </button>
+        ) : null
+      }
+    />
   );
 }
 

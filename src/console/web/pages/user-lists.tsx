@@ -4,7 +4,8 @@ import { useState } from "preact/hooks";
 import type { TokenView } from "../../../contracts/admin.js";
 import type { LedgerEntryView } from "../../../contracts/records.js";
 import { get, query } from "../api.js";
-import { fmtQuota, fmtTime, Notice, Pager, Table, useLoad, usePager } from "../ui.js";
+import { Pager, usePaged } from "../lists.js";
+import { fmtQuota, fmtTime, Notice, Table, useLoad } from "../ui.js";
 import { type AdminTask, TaskTable } from "./tasks.js";
 import { TOKEN_COLUMNS } from "./tokens.js";
 import { type Delivery, DeliveryTable } from "./webhooks.js";
@@ -78,12 +79,11 @@ export function UserLists({ id, stamp }: { id: string; stamp: unknown }) {
 }
 
 function Ledger({ id, stamp }: { id: string; stamp: unknown }) {
-  const pager = usePager();
-  const rows = useLoad(
-    () => get<LedgerEntry[]>(`/api/admin/users/${id}/ledger${query({ before: pager.after, limit: 25 })}`),
-    [id, pager.after, stamp],
+  const { pager, rows, next } = usePaged(
+    (before) => get<LedgerEntry[]>(`/api/admin/users/${id}/ledger${query({ before, limit: 25 })}`),
+    [id, stamp],
+    25,
   );
-  const next = rows.data && rows.data.length === 25 ? String(rows.data[rows.data.length - 1]?.id) : null;
   return (
     <>
       <Notice error={rows.error} />
@@ -104,12 +104,11 @@ function Tokens({ id }: { id: string }) {
 }
 
 function Tasks({ id }: { id: string }) {
-  const pager = usePager();
-  const rows = useLoad(
-    () => get<AdminTask[]>(`/api/admin/tasks${query({ user_id: id, after: pager.after, limit: 25 })}`),
-    [id, pager.after],
+  const { pager, rows, next } = usePaged(
+    (after) => get<AdminTask[]>(`/api/admin/tasks${query({ user_id: id, after, limit: 25 })}`),
+    [id],
+    25,
   );
-  const next = rows.data && rows.data.length === 25 ? String(rows.data[rows.data.length - 1]?.id) : null;
   return (
     <>
       <Notice error={rows.error} />

@@ -3,29 +3,17 @@
 import { useState } from "preact/hooks";
 import { CreateUserBody } from "../../../contracts/admin.js";
 import { get, post } from "../api.js";
+import { Filters, FormCard, type FormSpec, useForm } from "../forms.js";
+import { Pager, usePagedList } from "../lists.js";
 import { navigate } from "../router.js";
-import {
-  Card,
-  check,
-  Filters,
-  fmtQuota,
-  fmtTime,
-  Input,
-  Notice,
-  Page,
-  Pager,
-  Table,
-  useAction,
-  useLoad,
-  usePagedList,
-} from "../ui.js";
+import { Card, check, fmtQuota, fmtTime, Notice, Page, Stats, Table, useAction, useLoad } from "../ui.js";
 import { EditUserCard, InviteCard, type User } from "./user-cards.js";
 import { UserLists } from "./user-lists.js";
 
 const PAGE = 25;
 
 export function UsersPage() {
-  const [q, setQ] = useState("");
+  const typed = useForm({ q: "" });
   const [search, setSearch] = useState("");
   const { pager, rows: users, next: nextCursor } = usePagedList<User>("/api/admin/users", { q: search }, PAGE);
   const rows = users.data;
@@ -35,17 +23,11 @@ export function UsersPage() {
         button="Search"
         onApply={() => {
           pager.reset();
-          setSearch(q.trim());
+          setSearch(typed.values.q.trim());
         }}
-      >
-        <Input
-          label="Search by name or email"
-          type="search"
-          name="q"
-          value={q}
-          onInput={(e) => setQ(e.currentTarget.value)}
-        />
-      </Filters>
+        fields={[{ field: "q", label: "Search by name or email", type: "search", name: "q" }]}
+        form={typed}
+      />
       <Notice error={users.error} />
       <Table
         caption="Users"
@@ -65,18 +47,26 @@ export function UsersPage() {
   );
 }
 
+const NEW_USER: FormSpec<"name" | "group" | "quota" | "credit_line"> = {
+  submit: "Create user",
+  fields: [
+    { field: "name", label: "Name", name: "name", required: true },
+    { field: "group", label: "Group", name: "group", required: true },
+    { field: "quota", label: "Initial quota", name: "quota", type: "number", min: 0 },
+    { field: "credit_line", label: "Credit line", name: "credit_line", type: "number", min: 0 },
+  ],
+};
+
 function CreateUserCard() {
-  const [form, setForm] = useState({ name: "", group: "default", quota: "0", credit_line: "0" });
+  const form = useForm({ name: "", group: "default", quota: "0", credit_line: "0" });
   const action = useAction();
-  const set = (k: keyof typeof form) => (e: { currentTarget: HTMLInputElement }) =>
-    setForm({ ...form, [k]: e.currentTarget.value });
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = () => {
+    const v = form.values;
     const body = {
-      name: form.name.trim(),
-      group: form.group.trim(),
-      quota: Number(form.quota),
-      credit_line: Number(form.credit_line),
+      name: v.name.trim(),
+      group: v.group.trim(),
+      quota: Number(v.quota),
+      credit_line: Number(v.credit_line),
     };
     const problem = check(CreateUserBody, body);
     if (problem) return action.setError(problem);
@@ -85,29 +75,7 @@ function CreateUserCard() {
       navigate(`/users/${created.id}`);
     });
   };
-  return (
-    <Card title="Create a user">
-      <form class="form-grid" onSubmit={submit}>
-        <Input label="Name" name="name" value={form.name} onInput={set("name")} required />
-        <Input label="Group" name="group" value={form.group} onInput={set("group")} required />
-        <Input label="Initial quota" name="quota" type="number" min={0} value={form.quota} onInput={set("quota")} />
-        <Input
-          label="Credit line"
-          name="credit_line"
-          type="number"
-          min={0}
-          value={form.credit_line}
-          onInput={set("credit_line")}
-        />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={action.busy}>
-            Create user
-          </button>
-        </div>
-      </form>
-      <Notice error={action.error} ok={action.ok} />
-    </Card>
-  );
+  return <FormCard title="Create a user" {...NEW_USER} form={form} action={action} onSubmit={submit} />;
 }
 
 export function UserPage({ id }: { id: string }) {
@@ -116,24 +84,14 @@ export function UserPage({ id }: { id: string }) {
   return (
     <Page title={u ? `User ${u.name}` : "User"}>
       <Notice error={user.error} />
-      <div class="stats">
-        <div class="stat">
-          <span>Balance</span>
-          <strong data-testid="user-balance">{fmtQuota(u?.quota)}</strong>
-        </div>
-        <div class="stat">
-          <span>Credit line</span>
-          <strong>{fmtQuota(u?.credit_line)}</strong>
-        </div>
-        <div class="stat">
-          <span>Used</span>
-          <strong>{fmtQuota(u?.used_quota)}</strong>
-        </div>
-        <div class="stat">
-          <span>Status</span>
-          <strong>{u?.status ?? "—"}</strong>
-        </div>
-      </div>
+      <Stats
+        items={[
+          { label: "Balance", value: fmtQuota(u?.quota), testId: "user-balance" },
+          { label: "Credit line", value: fmtQuota(u?.credit_line) },
+          { label: "Used", value: fmtQuota(u?.used_quota) },
+          { label: "Status", value: u?.status ?? "—" },
+        ]}
+      />
       <div class="grid2">
         <TopUpCard id={id} onDone={user.reload} />
         {u ? <EditUserCard user={u} onDone={user.reload} /> : <Card title="Edit">Loading…</Card>}
@@ -145,54 +103,38 @@ export function UserPage({ id }: { id: string }) {
   );
 }
 
+const TOP_UP: FormSpec<"amount" | "reference" | "note"> = {
+  submit: "Top up",
+  fields: [
+    { field: "amount", label: "Amount (quota)", name: "amount", type: "number", min: 1, required: true },
+    {
+      field: "reference",
+      label: "Reference",
+      name: "reference",
+      hint: "An invoice or payment id; a repeated reference applies once.",
+    },
+    { field: "note", label: "Note", name: "note" },
+  ],
+};
+
 function TopUpCard({ id, onDone }: { id: string; onDone: () => void }) {
-  const [amount, setAmount] = useState("");
-  const [reference, setReference] = useState("");
-  const [note, setNote] = useState("");
+  const form = useForm({ amount: "", reference: "", note: "" });
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const n = Number(amount);
+  const submit = () => {
+    const values = form.values;
+    const n = Number(values.amount);
     if (!Number.isInteger(n) || n < 1) return action.setError("amount: a whole number of at least 1");
     void action.run(async () => {
       const body: Record<string, unknown> = { amount: n };
-      if (reference.trim()) body.reference = reference.trim();
-      if (note.trim()) body.note = note.trim();
+      if (values.reference.trim()) body.reference = values.reference.trim();
+      if (values.note.trim()) body.note = values.note.trim();
       const done = await post<{ applied: boolean; quota: number }>(`/api/admin/users/${id}/topup`, body);
       onDone();
-      setAmount("");
+      form.setValues((v) => ({ ...v, amount: "" }));
       return done.applied
         ? `Topped up; the balance is ${fmtQuota(done.quota)}.`
         : "This reference was applied before: nothing changed.";
     });
   };
-  return (
-    <Card title="Top up">
-      <form class="form-grid" onSubmit={submit}>
-        <Input
-          label="Amount (quota)"
-          name="amount"
-          type="number"
-          min={1}
-          value={amount}
-          onInput={(e) => setAmount(e.currentTarget.value)}
-          required
-        />
-        <Input
-          label="Reference"
-          name="reference"
-          value={reference}
-          onInput={(e) => setReference(e.currentTarget.value)}
-          hint="An invoice or payment id; a repeated reference applies once."
-        />
-        <Input label="Note" name="note" value={note} onInput={(e) => setNote(e.currentTarget.value)} />
-        <div class="actions">
-          <button type="submit" class="primary" disabled={action.busy}>
-            Top up
-          </button>
-        </div>
-      </form>
-      <Notice error={action.error} ok={action.ok} />
-    </Card>
-  );
+  return <FormCard title="Top up" {...TOP_UP} form={form} action={action} onSubmit={submit} />;
 }

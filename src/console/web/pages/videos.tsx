@@ -1,6 +1,7 @@
 // Users: their videos, played from the gateway's stored copies with the console session.
 import { get, query } from "../api.js";
-import { fmtTime, Notice, Page, Pager, useLoad, usePager } from "../ui.js";
+import { Gallery, usePager } from "../lists.js";
+import { fmtTime, Notice, Page, useLoad } from "../ui.js";
 
 interface Video {
   id: string;
@@ -69,19 +70,15 @@ export function MyVideosPage() {
   return (
     <Page title="My videos">
       <Notice error={rows.error} />
-      {list === null ? (
-        <p>Loading…</p>
-      ) : list.length === 0 ? (
-        <p>No videos yet: create one through /v1/videos with one of your tokens.</p>
-      ) : null}
-      <ul class="gallery" aria-label="My videos">
-        {(list ?? []).map((v) => (
-          <li key={v.id}>
-            <VideoCard video={v} />
-          </li>
-        ))}
-      </ul>
-      <Pager pager={pager} nextCursor={next} />
+      <Gallery
+        label="My videos"
+        rows={list}
+        empty="No videos yet: create one through /v1/videos with one of your tokens."
+        keyOf={(v) => v.id}
+        item={(v) => <VideoCard video={v} />}
+        pager={pager}
+        next={next}
+      />
     </Page>
   );
 }

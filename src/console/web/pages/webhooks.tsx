@@ -2,7 +2,10 @@
 import type { Static } from "@sinclair/typebox";
 import type { WebhookDeliveryView } from "../../../contracts/records.js";
 import { post } from "../api.js";
-import { Filters, fmtTime, Input, Notice, Page, Pager, Table, useAction, useFilteredList } from "../ui.js";
+import { Filters, USER_ID_FILTER } from "../forms.js";
+import { Pager, useFilteredList } from "../lists.js";
+import { fmtTime, Notice, Page, Table, useAction } from "../ui.js";
+import { taskColumn } from "./tasks.js";
 
 export type Delivery = Static<typeof WebhookDeliveryView>;
 
@@ -16,14 +19,7 @@ export function DeliveryTable({ rows, onRetried }: { rows: Delivery[] | null; on
         rows={rows}
         columns={[
           { title: "When", cell: (d) => fmtTime(d.created_at) },
-          {
-            title: "Task",
-            cell: (d) => (
-              <a class="mono" href={`/console/tasks/${encodeURIComponent(d.task_id)}`}>
-                {d.task_id}
-              </a>
-            ),
-          },
+          taskColumn(),
           { title: "Event", cell: (d) => d.event },
           { title: "Status", cell: (d) => <span class={`badge ${d.status}`}>{d.status}</span> },
           { title: "Attempts", numeric: true, cell: (d) => d.attempts },
@@ -57,16 +53,14 @@ export function DeliveryTable({ rows, onRetried }: { rows: Delivery[] | null; on
 }
 
 export function WebhooksPage() {
-  const { pager, rows, next, draft, set, apply } = useFilteredList<Delivery, Record<string, string>>(
+  const { pager, rows, next, form, apply } = useFilteredList<Delivery, { user_id: string }>(
     "/api/admin/webhooks",
     { user_id: "" },
     50,
   );
   return (
     <Page title="Webhook deliveries">
-      <Filters onApply={apply}>
-        <Input label="User id" name="user_id" inputMode="numeric" value={draft.user_id} onInput={set("user_id")} />
-      </Filters>
+      <Filters onApply={apply} fields={[USER_ID_FILTER]} form={form} />
       <Notice error={rows.error} />
       <DeliveryTable rows={rows.data} onRetried={rows.reload} />
       <Pager pager={pager} nextCursor={next} />
