@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { TaskRecordSchema } from "../../api/tasks/schemas.js";
 import {
   ImageItem,
   MeAnswer,
@@ -12,6 +11,7 @@ import {
   TaskQuery,
 } from "../../contracts/console.js";
 import { LedgerEntryView } from "../../contracts/records.js";
+import { TaskRecordSchema } from "../../contracts/tasks.js";
 import { GatewayError } from "../../core/errors.js";
 import { unixNow } from "../../core/ids.js";
 import { renderTaskRecord } from "../../core/tasks/record.js";
