@@ -3,8 +3,9 @@
  * proves that each fires). The layers, bottom to top:
  * contracts/ (the TypeBox views and bodies shared by HTTP, the command line and the console's
  * server and pages; TypeBox only) and core/ (rules and use cases, plain data in and out) <-
- * store/, upstreams/, blobs/ (adapters) <- admin/ (the operator's use cases over the stores) <-
- * api/ (HTTP only), console/, workers/ and the rest <- wiring/ (ports over adapters) and app/
+ * store/, upstreams/, blobs/ (adapters) <- admin/ (the operator's use cases over the stores) and
+ * http/ (the request and answer helpers of every surface) <- api/ (HTTP only), console/, workers/
+ * and the rest <- wiring/ (ports over adapters) and app/
  * <- main.ts. No two folders import each other, even through other files.
  */
 /** Libraries and Node modules that reach a database, the network, the file system or a process. */
@@ -62,13 +63,22 @@ module.exports = {
       to: { path: "^src/console/" },
     },
     {
-      name: "console-uses-api-helpers-only",
+      name: "console-never-imports-the-api",
       severity: "error",
       comment:
-        "The console's server uses api/'s shared HTTP helpers (the files at its root) and serves a user's own videos " +
-        "and task records through the videos surface's handlers and the task record's schema; no other surface.",
+        "The console is a surface of its own beside api/: what both need (the HTTP helpers, the shared views, " +
+        "a video's content and a page of videos) lives in http/, contracts/ and core/, never in api/.",
       from: { path: "^src/console/" },
-      to: { path: "^src/api/", pathNot: ["^src/api/[^/]+$", "^src/api/videos/", "^src/api/tasks/schemas\\.ts$"] },
+      to: { path: "^src/api/" },
+    },
+    {
+      name: "http-helpers-sit-below-the-surfaces",
+      severity: "error",
+      comment:
+        "http/ holds the request and answer helpers every surface and the console share: it runs the code of its " +
+        "own files, core/ and contracts/ only, and takes other folders' types (a store's row, the blob store).",
+      from: { path: "^src/http/" },
+      to: { path: "^src/", pathNot: "^src/(http|core|contracts)/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "api-surfaces-stay-apart",

@@ -1,5 +1,5 @@
 import { TASK_FAMILIES } from "../core/tasks/families.js";
-import type { Surface } from "./error-schemas.js";
+import type { Surface } from "../http/error-schemas.js";
 
 /**
  * How a caller proves who it is on a part of the gateway: a service token in the carrier the

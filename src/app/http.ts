@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { errorShapeOf } from "../api/route-table.js";
-import { sendError } from "../api/surfaces.js";
 import type { Config } from "../config/load.js";
 import { GatewayError } from "../core/errors.js";
 import { newRequestId } from "../core/ids.js";
+import { sendError } from "../http/surfaces.js";
 import { AccessLogController, requestLoggerFactory } from "../logging/logger.js";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -13,7 +13,7 @@ export interface ErrorDef {
 /**
  * The one registry of gateway errors. Every error the gateway itself raises has a stable code,
  * an HTTP status and a default message; each public surface renders it in its own body shape
- * (see `api/surfaces.ts`).
+ * (see `http/surfaces.ts`).
  */
 export const ERRORS = {
   GW_ERR_BAD_REQUEST: error(400, "invalid_request", "The request is invalid."),

@@ -1,16 +1,11 @@
 import type { Redis } from "ioredis";
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { GatewayError } from "../core/errors.js";
+import { type RateLimiterAbstract, RateLimiterRes } from "rate-limiter-flexible";
+import { countOne, exhausted, makeLimiter, tooMany } from "./limiter.js";
 
 export interface RateLimitSettings {
   requestsPerMinute: number;
   authFailuresPerMinute: number;
   keyPrefix: string;
-}
-
-function tooMany(message: string, res: RateLimiterRes): GatewayError {
-  const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  return new GatewayError("GW_ERR_RATE_LIMITED", message, { headers: { "retry-after": String(seconds) } });
 }
 
 /**
@@ -26,16 +21,7 @@ export class RateLimits {
 
   constructor(settings: RateLimitSettings, redis: Redis | null) {
     const make = (points: number, name: string) =>
-      redis
-        ? new RateLimiterRedis({
-            storeClient: redis,
-            points,
-            duration: 60,
-            keyPrefix: `${settings.keyPrefix}:rl:${name}`,
-            // When Redis is unreachable, limit in memory instead of refusing everyone.
-            insuranceLimiter: new RateLimiterMemory({ points, duration: 60 }),
-          })
-        : new RateLimiterMemory({ points, duration: 60, keyPrefix: name });
+      makeLimiter({ points, duration: 60, keyPrefix: settings.keyPrefix, name }, redis);
     this.requests = settings.requestsPerMinute > 0 ? make(settings.requestsPerMinute, "req") : null;
     this.authFailures = make(settings.authFailuresPerMinute, "authfail");
   }
@@ -65,8 +51,8 @@ export class RateLimits {
 
   /** Refuses an address that has failed authentication too often. */
   async assertAuthAllowed(address: string): Promise<void> {
-    const res = await this.authFailures.get(address);
-    if (res && res.consumedPoints >= this.authFailures.points) {
+    const res = await exhausted(this.authFailures, address);
+    if (res) {
       this.onLimited("auth_failures");
       throw tooMany("Too many failed authentications from this address; retry later.", res);
     }
@@ -74,10 +60,6 @@ export class RateLimits {
 
   /** Counts one failed authentication of an address. */
   async recordAuthFailure(address: string): Promise<void> {
-    try {
-      await this.authFailures.consume(address);
-    } catch (res) {
-      if (!(res instanceof RateLimiterRes)) throw res;
-    }
+    await countOne(this.authFailures, address);
   }
 }

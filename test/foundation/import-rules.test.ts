@@ -16,6 +16,7 @@ const FILES: Record<string, string> = {
   "src/core/rule.ts": "export const rule = 1;\n",
   "src/store/rows.ts": "export const rows = 1;\nexport type Row = { id: number };\n",
   "src/api/surfaces.ts": "export const surface = 1;\n",
+  "src/http/helper.ts": "export const helper = 1;\n",
   "src/api/admin/routes.ts": "export const routes = 1;\n",
   "src/api/models/list.ts": "export const list = 1;\n",
   "src/console/server/routes.ts": "export const consoleRoutes = 1;\n",
@@ -41,7 +42,8 @@ const FILES: Record<string, string> = {
   "src/api/videos/bad-store.ts": 'import { rows } from "../../store/rows.js";\nexport const bad = rows;\n',
   "src/api/admin/bad-console.ts":
     'import { consoleRoutes } from "../../console/server/routes.js";\nexport const b = consoleRoutes;\n',
-  "src/console/server/bad-api.ts": 'import { routes } from "../../api/admin/routes.js";\nexport const bad = routes;\n',
+  "src/console/server/bad-api.ts": 'import { surface } from "../../api/surfaces.js";\nexport const bad = surface;\n',
+  "src/http/bad.ts": 'import { rows } from "../store/rows.js";\nexport const bad = rows;\n',
   "src/api/gemini/bad-surface.ts": 'import { list } from "../models/list.js";\nexport const bad = list;\n',
   "src/cli/bad.ts": 'import { routes } from "../api/admin/routes.js";\nexport const bad = routes;\n',
   "src/cli/bad-store.ts": 'import { rows } from "../store/rows.js";\nexport const bad = rows;\n',
@@ -54,7 +56,9 @@ const FILES: Record<string, string> = {
   "src/api/videos/ok-store.ts":
     'import type { Row } from "../../store/rows.js";\nexport const ok = (r: Row) => r.id;\n',
   "src/api/gemini/ok-helper.ts": 'import { surface } from "../surfaces.js";\nexport const ok = surface;\n',
-  "src/console/server/ok-helper.ts": 'import { surface } from "../../api/surfaces.js";\nexport const ok = surface;\n',
+  "src/console/server/ok-helper.ts": 'import { helper } from "../../http/helper.js";\nexport const ok = helper;\n',
+  "src/http/ok.ts":
+    'import { rule } from "../core/rule.js";\nimport type { Row } from "../store/rows.js";\nexport const ok = (r: Row) => r.id + rule;\n',
   "src/cli/ok.ts":
     'import { view } from "../contracts/view.js";\nimport { ports } from "../wiring/ports.js";\nexport const ok = [view, ports];\n',
   "src/upstreams/acme/ok.ts": 'import { rule } from "../../core/rule.js";\nexport const ok = rule;\n',
@@ -73,7 +77,8 @@ const MUST_FIRE: Array<[string, string]> = [
   ["sql-only-in-store", "src/routing/sql.ts"],
   ["api-only-adapts-http", "src/api/videos/bad-store.ts"],
   ["api-does-not-import-the-console", "src/api/admin/bad-console.ts"],
-  ["console-uses-api-helpers-only", "src/console/server/bad-api.ts"],
+  ["console-never-imports-the-api", "src/console/server/bad-api.ts"],
+  ["http-helpers-sit-below-the-surfaces", "src/http/bad.ts"],
   ["api-surfaces-stay-apart", "src/api/gemini/bad-surface.ts"],
   ["cli-goes-through-the-wiring", "src/cli/bad.ts"],
   ["cli-goes-through-the-wiring", "src/cli/bad-store.ts"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findUnacceptableText, isUnstorableText, jsonNestsDeeperThan } from "../../src/api/input-bounds.js";
+import { findUnacceptableText, isUnstorableText, jsonNestsDeeperThan } from "../../src/http/input-bounds.js";
 
 describe("JSON depth, measured on the text before parsing", () => {
   it.each([

@@ -8,12 +8,12 @@ import type { ChatCall, ChatRelayDeps, ChatSink } from "../../core/chat/ports.js
 import { completeChat, streamChat } from "../../core/chat/relay.js";
 import { newRequestId } from "../../core/ids.js";
 import type { VendorRegistry } from "../../core/vendor-registry.js";
+import { type BodyBounds, installInputBounds } from "../../http/input-bounds.js";
+import { installSurface } from "../../http/surfaces.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
 import type { Channels } from "../../store/channels.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
-import { type BodyBounds, installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
-import { installSurface } from "../surfaces.js";
 import { SseWriter } from "./sse-writer.js";
 
 // The one route shell of the chat surfaces (OpenAI's and Anthropic's shapes): each gives its

@@ -7,11 +7,11 @@ import type { ContentCall, ContentRelayDeps } from "../../core/content/ports.js"
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
+import { type BodyBounds, bodyTextOf, installInputBounds } from "../../http/input-bounds.js";
+import { installSurface } from "../../http/surfaces.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
-import { type BodyBounds, bodyTextOf, installInputBounds } from "../input-bounds.js";
 import type { ModelCatalogDeps } from "../model-catalog.js";
 import { errorShapeOf } from "../route-table.js";
-import { installSurface } from "../surfaces.js";
 import { forwardableText } from "./forwardable-body.js";
 import { type ContentModelDeps, countContentTokens, geminiModelRoutes } from "./models.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ContentChunk, ContentSink } from "../../core/content/ports.js";
 import type { GatewayError } from "../../core/errors.js";
-import { errorBody } from "../surfaces.js";
+import { errorBody } from "../../http/surfaces.js";
 import { TurnWrites } from "../turn-writes.js";
 
 /** `sse`: `data: <json>\r\n\r\n` blocks; `json-array`: one JSON array written element by element. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
-import { sendBlob } from "../blob-downloads.js";
+import { sendBlob } from "../../http/blob-downloads.js";
 
 /** Path under the images surface where stored images are served. */
 export const FILES_PATH = "/images/files";

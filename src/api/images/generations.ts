@@ -6,11 +6,11 @@ import { GatewayError } from "../../core/errors.js";
 import { findImageModel } from "../../core/images/catalog.js";
 import { type GenerateImagesDeps, generateImages } from "../../core/images/generate-images.js";
 import type { MeteredLogRow } from "../../core/metering/ports.js";
+import { toGatewayError } from "../../http/surfaces.js";
 import type { IdempotencyKeys, IdempotentRun } from "../../idempotency/idempotency-keys.js";
 import { type ByteBudget, RequestDownloads } from "../../net/byte-budget.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
-import { toGatewayError } from "../surfaces.js";
 import { ImageGenerationBody, ImagesResponse, imageField } from "./schemas.js";
 
 /** What one generation is wired to (by the app: the metered-call engine, the upstreams, the store). */

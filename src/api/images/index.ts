@@ -1,10 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
+import { type BodyBounds, installInputBounds } from "../../http/input-bounds.js";
+import { installSurface } from "../../http/surfaces.js";
 import { ByteBudget } from "../../net/byte-budget.js";
 import { GuardedFetcher } from "../../net/guarded-fetch.js";
-import { type BodyBounds, installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
-import { installSurface } from "../surfaces.js";
 import { FILES_PATH, imageFileRoutes } from "./files.js";
 import { type ImageGenerationRouteDeps, type ImageGenerationWiring, imageGenerationRoutes } from "./generations.js";
 

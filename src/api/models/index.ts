@@ -2,11 +2,11 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config/load.js";
 import { GatewayError } from "../../core/errors.js";
+import { installInputBounds } from "../../http/input-bounds.js";
+import { installSurface } from "../../http/surfaces.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
-import { installInputBounds } from "../input-bounds.js";
 import { type ModelCatalogDeps, modelsForToken } from "../model-catalog.js";
 import { errorShapeOf } from "../route-table.js";
-import { installSurface } from "../surfaces.js";
 import { ModelList, ModelObject } from "./schemas.js";
 
 /** Models are the gateway's own catalogue: one creation time for all (the listing has no other). */

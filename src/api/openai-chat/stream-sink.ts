@@ -1,8 +1,8 @@
 import type { ChatEvent, ChatUsage } from "../../core/chat/canonical.js";
 import type { ChatSink } from "../../core/chat/ports.js";
 import type { GatewayError } from "../../core/errors.js";
+import { errorBody } from "../../http/surfaces.js";
 import type { SseWriter } from "../chat/sse-writer.js";
-import { errorBody } from "../surfaces.js";
 import { openAiFinish, openAiUsage } from "./answer.js";
 
 const RESOLVED = Promise.resolve();

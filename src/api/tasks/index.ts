@@ -8,11 +8,11 @@ import type { TaskPollPort, TaskReadPort, TaskSubmitDeps } from "../../core/task
 import { renderTaskRecord } from "../../core/tasks/record.js";
 import { submitTask } from "../../core/tasks/submit.js";
 import type { TaskBody } from "../../core/tasks/task-kind.js";
+import { type BodyBounds, installInputBounds } from "../../http/input-bounds.js";
+import { installSurface } from "../../http/surfaces.js";
 import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
 import { principalOf } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
-import { type BodyBounds, installInputBounds } from "../input-bounds.js";
-import { installSurface } from "../surfaces.js";
 import { taskFileRoutes } from "./result-files.js";
 import {
   batchFetchSchema,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import { TASK_FILES_PATH } from "../../blobs/result-copier.js";
-import { sendBlob } from "../blob-downloads.js";
+import { sendBlob } from "../../http/blob-downloads.js";
 
 const binary = { schema: { type: "string", format: "binary" } };
 const MEDIA = {

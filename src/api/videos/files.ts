@@ -1,9 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import { TASK_FILES_PATH } from "../../blobs/result-copier.js";
-import { sendBlob } from "../blob-downloads.js";
-import { installSurface } from "../surfaces.js";
-import { VIDEO_CONTENT_ANSWERS } from "./content.js";
+import { sendBlob } from "../../http/blob-downloads.js";
+import { installSurface } from "../../http/surfaces.js";
+import { VIDEO_CONTENT_ANSWERS } from "../../http/video-content.js";
 
 /**
  * GET /video/files/<key>: a stored file of a completed video (the MP4, its thumbnail or its

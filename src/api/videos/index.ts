@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
+import { VideoIdParams, VideoListQuery, VideoListSchema, VideoObjectSchema } from "../../contracts/videos.js";
 import { GatewayError } from "../../core/errors.js";
 import { FAMILY_SPECS } from "../../core/tasks/families.js";
 import {
@@ -13,28 +14,20 @@ import type { TaskAttachment, TaskIntake } from "../../core/tasks/ports.js";
 import { submitTask } from "../../core/tasks/submit.js";
 import type { TaskBody } from "../../core/tasks/task-kind.js";
 import { deleteVideo } from "../../core/videos/delete-video.js";
+import { videoListPage } from "../../core/videos/list-page.js";
 import { renderVideo } from "../../core/videos/video-object.js";
+import { installInputBounds } from "../../http/input-bounds.js";
+import { installSurface } from "../../http/surfaces.js";
 import { principalOf } from "../auth-hook.js";
 import { answerIdempotently, IdempotencyHeaders } from "../idempotent-route.js";
-import { installInputBounds } from "../input-bounds.js";
 import { errorShapeOf } from "../route-table.js";
-import { installSurface } from "../surfaces.js";
 import { videoContentRoute } from "./content.js";
 import { deletedCharge } from "./deleted-charge.js";
-import { videoListPage } from "./list-page.js";
 import { acceptMultipart } from "./multipart.js";
 import { ownedVideo } from "./owned-video.js";
 import type { VideoSurfaceDeps } from "./ports.js";
 import { describedReference, givenReference, referenceIntake } from "./reference.js";
-import {
-  VideoCreateBody,
-  VideoDeletedSchema,
-  VideoIdParams,
-  VideoListQuery,
-  VideoListSchema,
-  VideoObjectSchema,
-  VideoRemixBody,
-} from "./schemas.js";
+import { VideoCreateBody, VideoDeletedSchema, VideoRemixBody } from "./schemas.js";
 
 function kind(action: string): TaskKind {
   const k = findKind("video", action);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../../core/errors.js";
-import { findUnacceptableText } from "../input-bounds.js";
+import { findUnacceptableText } from "../../http/input-bounds.js";
 
 /** A file field of a form: what it is (fingerprinted), its bytes beside (not enumerable). */
 export interface FormFile {

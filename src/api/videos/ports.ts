@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { BlobStore } from "../../blobs/blob-store.js";
 import type { TaskSubmitDeps } from "../../core/tasks/ports.js";
+import type { BodyBounds } from "../../http/input-bounds.js";
 import type { IdempotencyKeys } from "../../idempotency/idempotency-keys.js";
 import type { VideoRows } from "../../store/videos.js";
-import type { BodyBounds } from "../input-bounds.js";
 import type { ReferenceLimits } from "./reference.js";
 
 /** What the videos surface uses, built by the wiring (src/wiring/video-ports.ts). */

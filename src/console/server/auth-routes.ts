@@ -19,6 +19,11 @@ import { type ConsoleRouteDeps, requireSession, selfSignupOn } from "./route-dep
 /** Routes that sign in take no credentials (the document marks them public). */
 const PUBLIC: Record<string, string[]>[] = [];
 
+/** What every route that signs in declares: no credentials, and the new session as the answer. */
+const SIGNS_IN = { security: PUBLIC, response: { 200: SessionAnswerSchema } };
+
+const INVITE_GONE = "This invite link is unknown, used or expired.";
+
 function checkPassword(password: string): void {
   const problem = passwordProblem(password);
   if (problem) throw new GatewayError("GW_ERR_VALIDATION", `body.password ${problem}`, { param: "password" });
@@ -42,9 +47,8 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
     {
       schema: {
         summary: "Sign in (operator name, or user name or email); sets the session cookie",
-        security: PUBLIC,
         body: LoginBody,
-        response: { 200: SessionAnswerSchema },
+        ...SIGNS_IN,
       },
     },
     async (request, reply) => {
@@ -91,9 +95,8 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
     {
       schema: {
         summary: "Create a user account and sign in (only while an operator allows self sign-up)",
-        security: PUBLIC,
         body: SignupBody,
-        response: { 200: SessionAnswerSchema },
+        ...SIGNS_IN,
       },
     },
     async (request, reply) => {
@@ -123,7 +126,7 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
     const invite = await deps.console.sessions.openInvite(sha256Hex(token), unixNow());
     const user = invite ? await deps.users.get(Number(invite.user_id)) : undefined;
     if (!invite || !user || user.status !== "enabled") {
-      throw new GatewayError("GW_ERR_NOT_FOUND", "This invite link is unknown, used or expired.");
+      throw new GatewayError("GW_ERR_NOT_FOUND", INVITE_GONE);
     }
     return { invite, user };
   };
@@ -149,10 +152,9 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
     {
       schema: {
         summary: "Set the invited user's password and sign in; the link works once",
-        security: PUBLIC,
         params: InviteParams,
         body: AcceptInviteBody,
-        response: { 200: SessionAnswerSchema },
+        ...SIGNS_IN,
       },
     },
     async (request, reply) => {
@@ -160,7 +162,7 @@ export async function consoleAuthRoutes(base: FastifyInstance, opts: { deps: Con
       const { user } = await openInvite(request.params.token);
       const hash = await hashPassword(request.body.password, cost);
       if (!(await deps.console.sessions.useInvite(sha256Hex(request.params.token), unixNow()))) {
-        throw new GatewayError("GW_ERR_NOT_FOUND", "This invite link is unknown, used or expired.");
+        throw new GatewayError("GW_ERR_NOT_FOUND", INVITE_GONE);
       }
       const id = Number(user.id);
       await deps.console.accounts.setUserPassword(id, hash);

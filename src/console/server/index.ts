@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
-import { installInputBounds } from "../../api/input-bounds.js";
-import { installSurface } from "../../api/surfaces.js";
 import { GatewayError } from "../../core/errors.js";
+import { installInputBounds } from "../../http/input-bounds.js";
+import { installSurface } from "../../http/surfaces.js";
 import { consoleAuthRoutes } from "./auth-routes.js";
 import { consoleMeRoutes } from "./me-routes.js";
 import { consoleMeTokenRoutes } from "./me-token-routes.js";

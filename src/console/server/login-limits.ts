@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { GatewayError } from "../../core/errors.js";
+import type { RateLimiterAbstract } from "rate-limiter-flexible";
+import { countOne, exhausted, makeLimiter, tooMany } from "../../limits/limiter.js";
 
 /** How long failed sign-ins are remembered (seconds). */
 const WINDOW_SECONDS = 15 * 60;
@@ -23,15 +23,7 @@ export class LoginLimits {
 
   constructor(settings: LoginLimitSettings, redis: Redis | null) {
     const make = (points: number, name: string) =>
-      redis
-        ? new RateLimiterRedis({
-            storeClient: redis,
-            points,
-            duration: WINDOW_SECONDS,
-            keyPrefix: `${settings.keyPrefix}:rl:${name}`,
-            insuranceLimiter: new RateLimiterMemory({ points, duration: WINDOW_SECONDS }),
-          })
-        : new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix: name });
+      makeLimiter({ points, duration: WINDOW_SECONDS, keyPrefix: settings.keyPrefix, name }, redis);
     this.accounts = make(settings.perAccount, "console-login-account");
     this.addresses = make(settings.perAddress, "console-login-address");
   }
@@ -42,18 +34,13 @@ export class LoginLimits {
       [this.accounts, accountKey(login), "this account"],
       [this.addresses, address, "this address"],
     ] as const) {
-      const res = await limiter.get(key);
-      if (res && res.consumedPoints >= limiter.points) {
-        const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-        throw new GatewayError("GW_ERR_RATE_LIMITED", `Too many failed sign-ins for ${what}; retry later.`, {
-          headers: { "retry-after": String(seconds) },
-        });
-      }
+      const res = await exhausted(limiter, key);
+      if (res) throw tooMany(`Too many failed sign-ins for ${what}; retry later.`, res);
     }
   }
 
   async recordFailure(login: string, address: string): Promise<void> {
-    await Promise.all([swallowLimit(this.accounts, accountKey(login)), swallowLimit(this.addresses, address)]);
+    await Promise.all([countOne(this.accounts, accountKey(login)), countOne(this.addresses, address)]);
   }
 
   /** A successful sign-in clears the account's failures (the address keeps its count). */
@@ -63,11 +50,3 @@ export class LoginLimits {
 }
 
 const accountKey = (login: string) => login.trim().toLowerCase();
-
-async function swallowLimit(limiter: RateLimiterAbstract, key: string): Promise<void> {
-  try {
-    await limiter.consume(key);
-  } catch (res) {
-    if (!(res instanceof RateLimiterRes)) throw res;
-  }
-}

@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { TaskRecordSchema } from "../../api/tasks/schemas.js";
 import {
   ImageItem,
   MeAnswer,
@@ -12,14 +11,14 @@ import {
   TaskQuery,
 } from "../../contracts/console.js";
 import { LedgerEntryView } from "../../contracts/records.js";
+import { TaskRecordSchema } from "../../contracts/tasks.js";
 import { GatewayError } from "../../core/errors.js";
 import { unixNow } from "../../core/ids.js";
 import { renderTaskRecord } from "../../core/tasks/record.js";
 import { shownReference } from "../../core/top-up-reference.js";
-import { type ConsoleRouteDeps, pageLimit, requireUser } from "./route-deps.js";
+import { type ConsoleRouteDeps, ownPage, requireUser } from "./route-deps.js";
 
 const DAY = 86_400;
-const afterOf = (raw: string | undefined) => (raw === undefined ? undefined : Number(raw));
 
 /** A user's own account, spend, ledger, tasks and images (tokens and webhook: `me-token-routes.ts`). */
 export async function consoleMeRoutes(base: FastifyInstance, opts: { deps: ConsoleRouteDeps }) {
@@ -92,11 +91,8 @@ export async function consoleMeRoutes(base: FastifyInstance, opts: { deps: Conso
       },
     },
     async (request) => {
-      const session = await requireUser(deps, request);
-      const rows = await deps.ledger.entries(session.subjectId, {
-        limit: pageLimit(request.query.limit),
-        beforeId: afterOf(request.query.after),
-      });
+      const { userId, limit, after } = await ownPage(deps, request, request.query);
+      const rows = await deps.ledger.entries(userId, { limit, beforeId: after });
       return rows.map((r) => ({
         id: Number(r.id),
         user_id: Number(r.user_id),
@@ -120,14 +116,9 @@ export async function consoleMeRoutes(base: FastifyInstance, opts: { deps: Conso
       },
     },
     async (request) => {
-      const session = await requireUser(deps, request);
-      const { platform, status, after, limit } = request.query;
-      const rows = await deps.console.reads.ownTasks(session.subjectId, {
-        platform,
-        status,
-        after: afterOf(after),
-        limit: pageLimit(limit),
-      });
+      const { userId, ...page } = await ownPage(deps, request, request.query);
+      const { platform, status } = request.query;
+      const rows = await deps.console.reads.ownTasks(userId, { platform, status, ...page });
       return rows.map((r) => renderTaskRecord(r));
     },
   );
@@ -159,11 +150,8 @@ export async function consoleMeRoutes(base: FastifyInstance, opts: { deps: Conso
       },
     },
     async (request) => {
-      const session = await requireUser(deps, request);
-      const rows = await deps.userImages.list(session.subjectId, {
-        limit: pageLimit(request.query.limit),
-        before: afterOf(request.query.after),
-      });
+      const { userId, limit, after } = await ownPage(deps, request, request.query);
+      const rows = await deps.userImages.list(userId, { limit, before: after });
       return rows.map((r) => ({ id: Number(r.id), created_at: Number(r.created_at), model: r.model, url: r.url }));
     },
   );

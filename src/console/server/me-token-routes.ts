@@ -24,6 +24,10 @@ export async function consoleMeTokenRoutes(base: FastifyInstance, opts: { deps: 
   const { deps } = opts;
   const s = storesOf(deps);
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
+  const webhookOf = async (userId: number) => {
+    const user = await ops.getUser(s, userId);
+    return { url: user.webhook_url, secret: user.webhook_secret };
+  };
 
   app.get(
     "/me/tokens",
@@ -68,10 +72,7 @@ export async function consoleMeTokenRoutes(base: FastifyInstance, opts: { deps: 
   app.get(
     "/me/webhook",
     { schema: { summary: "The user's default webhook URL and signing secret", response: { 200: WebhookAnswer } } },
-    async (request) => {
-      const user = await ops.getUser(s, (await requireUser(deps, request)).subjectId);
-      return { url: user.webhook_url, secret: user.webhook_secret };
-    },
+    async (request) => webhookOf((await requireUser(deps, request)).subjectId),
   );
 
   app.put(
@@ -86,8 +87,7 @@ export async function consoleMeTokenRoutes(base: FastifyInstance, opts: { deps: 
     async (request) => {
       const session = await requireUser(deps, request);
       await ops.setUserWebhook(s, session.subjectId, request.body.url);
-      const user = await ops.getUser(s, session.subjectId);
-      return { url: user.webhook_url, secret: user.webhook_secret };
+      return webhookOf(session.subjectId);
     },
   );
 

@@ -1,10 +1,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { sendVideoContent, VIDEO_CONTENT_ANSWERS } from "../../api/videos/content.js";
-import { videoListPage } from "../../api/videos/list-page.js";
-import { VideoContentQuery, VideoIdParams, VideoListQuery, VideoListSchema } from "../../api/videos/schemas.js";
 import type { BlobStore } from "../../blobs/blob-store.js";
+import { VideoIdParams, VideoListQuery, VideoListSchema } from "../../contracts/videos.js";
 import { GatewayError } from "../../core/errors.js";
+import { videoListPage } from "../../core/videos/list-page.js";
+import { sendVideoContent, VIDEO_CONTENT_ANSWERS, VideoContentQuery } from "../../http/video-content.js";
 import type { Store } from "../../store/database.js";
 import { VideoRows } from "../../store/videos.js";
 import { type ConsoleRouteDeps, requireUser } from "./route-deps.js";

@@ -43,7 +43,19 @@ export async function requireUser(deps: ConsoleRouteDeps, request: FastifyReques
   return session;
 }
 
-/** A page size from the query: 50 unless given, at most 200. */
-export function pageLimit(raw: string | undefined): number {
-  return Math.min(200, Math.max(1, raw === undefined ? 50 : Number(raw)));
+/**
+ * The signed-in user (as `requireUser`) and the page of their own rows a list asks for, newest
+ * first: `limit` 50 unless given, at most 200; `after` the last id of the previous page.
+ */
+export async function ownPage(
+  deps: ConsoleRouteDeps,
+  request: FastifyRequest,
+  query: { after?: string; limit?: string },
+): Promise<{ userId: number; limit: number; after: number | undefined }> {
+  const session = await requireUser(deps, request);
+  return {
+    userId: session.subjectId,
+    limit: Math.min(200, Math.max(1, query.limit === undefined ? 50 : Number(query.limit))),
+    after: query.after === undefined ? undefined : Number(query.after),
+  };
 }

@@ -8,7 +8,7 @@ import { errorProblem, surfaceOf } from "../surface-shapes.js";
 /**
  * PostgreSQL refuses the NUL character in a query parameter (`invalid byte sequence for encoding
  * "UTF8": 0x00`), and a NUL is valid JSON (`"\u0000"`) and a valid URL escape (`%00`). Every
- * surface refuses it where it enters (`api/input-bounds.ts`), so no store ever sees one; see
+ * surface refuses it where it enters (`http/input-bounds.ts`), so no store ever sees one; see
  * unstorable-text.test.ts for the field named in each answer.
  */
 describe.skipIf(!HAS_PG)("NUL characters from clients [postgres]", () => {

@@ -1,6 +1,15 @@
-import { GatewayError } from "../../core/errors.js";
-import { renderVideo, type VideoObject } from "../../core/videos/video-object.js";
-import type { VideoRows } from "../../store/videos.js";
+import { GatewayError } from "../errors.js";
+import type { StoredTask } from "../tasks/ports.js";
+import { renderVideo, type VideoObject } from "./video-object.js";
+
+/** The owner's videos in creation order, as the store lists them. */
+export interface VideoListPort {
+  /** A page after the video `after` when given; null when `after` is not one of the owner's listed videos. */
+  list(
+    userId: number,
+    page: { after?: string; limit: number; order: "asc" | "desc" },
+  ): Promise<{ rows: StoredTask[]; hasMore: boolean } | null>;
+}
 
 export interface VideoListPage {
   object: "list";
@@ -16,7 +25,7 @@ export interface VideoListPage {
  * Used by `/v1/videos` and by the console's list.
  */
 export async function videoListPage(
-  videos: Pick<VideoRows, "list">,
+  videos: VideoListPort,
   userId: number,
   query: { after?: string; limit?: string; order?: "asc" | "desc" },
   retentionSeconds: number,
