@@ -81,6 +81,16 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
           });
         }
 
+        // Answered in the legacy form, whole and streamed.
+        const legacy = { ...ask("Weather in Oslo?"), functions: [WEATHER], function_call: { name: "lookup_weather" } };
+        const answer = await client.chat.completions.create(legacy);
+        expect(answer.choices[0]?.finish_reason).toBe("function_call");
+        expect(answer.choices[0]?.message.function_call?.name).toBe("lookup_weather");
+        expect(answer.choices[0]?.message.tool_calls).toBeUndefined();
+        const final = await client.chat.completions.stream({ ...legacy, stream: true }).finalChatCompletion();
+        expect(final.choices[0]?.finish_reason).toBe("function_call");
+        expect(final.choices[0]?.message.function_call).toEqual(answer.choices[0]?.message.function_call);
+
         // A legacy conversation: the assistant's function_call and the function's answer.
         const next = await sent({
           model: CHAT_MODEL,
