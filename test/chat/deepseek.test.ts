@@ -187,8 +187,34 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object" } } },
         }),
       ).rejects.toMatchObject({ status: 400, error: { param: "response_format" } });
+      const hi = { model: REASONER, messages: [{ role: "user" as const, content: "Hi" }] };
+      for (const [param, value] of [
+        ["reasoning_effort", "high"],
+        ["service_tier", "flex"],
+        ["modalities", ["text", "audio"]],
+      ] as const) {
+        await expect(client.chat.completions.create({ ...hi, [param]: value })).rejects.toMatchObject({
+          status: 400,
+          error: { param },
+        });
+      }
       expect((await chatLedger(gw, user.userId)).length).toBe(before);
       expect(sim.received.length).toBe(calls);
+    });
+
+    it("sends the output limit as max_tokens, the one name DeepSeek takes, and leaves store and metadata out", async () => {
+      await client.chat.completions.create({
+        model: CHAT,
+        messages: [{ role: "user", content: "Hi" }],
+        max_completion_tokens: 300,
+        store: true,
+        metadata: { team: "weather" },
+      });
+      const sent = sim.received.filter((r) => r.protocol === "deepseek").at(-1)?.body as Record<string, unknown>;
+      expect(sent.max_tokens).toBe(300);
+      expect(sent).not.toHaveProperty("max_completion_tokens");
+      expect(sent).not.toHaveProperty("store");
+      expect(sent).not.toHaveProperty("metadata");
     });
 
     it("gives Anthropic's client the reasoning as a thinking block, whole and streamed", async () => {

@@ -1,4 +1,4 @@
-import type { ChatAnswer, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
+import type { ChatAnswer, ChatFinishReason, ChatToolCall, ChatUsage } from "../../core/chat/canonical.js";
 
 /** OpenAI's finish reason: a stop string ends a choice as `stop` there. */
 export function openAiFinish(reason: ChatFinishReason): string {
@@ -15,8 +15,33 @@ export function openAiUsage(usage: ChatUsage) {
   };
 }
 
-/** A canonical answer as a `chat.completion` object, under the model name the client asked for. */
-export function chatCompletion(answer: ChatAnswer, id: string, model: string, created: number) {
+/**
+ * A choice's tool calls as its message holds them. `legacy` (the request gave `functions`): the
+ * first call is `function_call`, as the legacy form answers; any further calls (the legacy form
+ * has no room for them) stay in `tool_calls` rather than being lost.
+ */
+function messageCalls(calls: ChatToolCall[], legacy: boolean): Record<string, unknown> {
+  const wire = (from: number) =>
+    calls.slice(from).map((t) => ({ id: t.id, type: "function", function: { name: t.name, arguments: t.arguments } }));
+  const first = calls[0];
+  if (!first) return {};
+  if (!legacy) return { tool_calls: wire(0) };
+  return {
+    function_call: { name: first.name, arguments: first.arguments },
+    ...(calls.length > 1 ? { tool_calls: wire(1) } : {}),
+  };
+}
+
+/** The finish reason of a choice: a call in the legacy form ends it as `function_call`. */
+export function openAiChoiceFinish(reason: ChatFinishReason, legacy: boolean): string {
+  return legacy && reason === "tool_calls" ? "function_call" : openAiFinish(reason);
+}
+
+/**
+ * A canonical answer as a `chat.completion` object, under the model name the client asked for;
+ * `legacy`: tool calls in the legacy `function_call` form.
+ */
+export function chatCompletion(answer: ChatAnswer, id: string, model: string, created: number, legacy = false) {
   return {
     id,
     object: "chat.completion",
@@ -30,18 +55,10 @@ export function chatCompletion(answer: ChatAnswer, id: string, model: string, cr
         // The reasoning, under the name DeepSeek's API and the clients of reasoning models read.
         ...(c.reasoning ? { reasoning_content: c.reasoning } : {}),
         refusal: null,
-        ...(c.toolCalls.length > 0
-          ? {
-              tool_calls: c.toolCalls.map((t) => ({
-                id: t.id,
-                type: "function",
-                function: { name: t.name, arguments: t.arguments },
-              })),
-            }
-          : {}),
+        ...messageCalls(c.toolCalls, legacy),
       },
       logprobs: null,
-      finish_reason: openAiFinish(c.finishReason),
+      finish_reason: openAiChoiceFinish(c.finishReason, legacy),
     })),
     usage: answer.usage ? openAiUsage(answer.usage) : null,
   };

@@ -23,9 +23,11 @@ export async function openAiChatRoutes(base: FastifyInstance, opts: ChatSurfaceO
         const id = `chatcmpl-${request.id}`;
         const created = unixNow();
         const includeUsage = body.stream_options?.include_usage === true;
+        // A request in the legacy form (`functions`) is answered in it (`function_call`).
+        const legacy = body.functions !== undefined;
         return {
-          json: (answer) => chatCompletion(answer, id, body.model, created),
-          sink: (sse) => new OpenAiChunkSink(sse, { id, model: body.model, created, includeUsage }),
+          json: (answer) => chatCompletion(answer, id, body.model, created, legacy),
+          sink: (sse) => new OpenAiChunkSink(sse, { id, model: body.model, created, includeUsage, legacy }),
         };
       },
     },

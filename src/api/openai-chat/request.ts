@@ -1,9 +1,12 @@
-import type {
-  ChatMessage,
-  ChatPart,
-  ChatRequest,
-  ChatResponseFormat,
-  ChatToolChoice,
+import {
+  type ChatMessage,
+  type ChatPart,
+  type ChatRequest,
+  type ChatResponseFormat,
+  type ChatTool,
+  type ChatToolCall,
+  type ChatToolChoice,
+  OPENAI_ONLY_FIELDS,
 } from "../../core/chat/canonical.js";
 import { GatewayError } from "../../core/errors.js";
 import { parseImageReference } from "../../core/images/image-input.js";
@@ -43,7 +46,28 @@ function partsOf(content: WireMessage["content"], field: string, images: boolean
   });
 }
 
-function message(m: WireMessage, i: number, maxImageBytes: number, system: string[]): ChatMessage | null {
+/** The id given to the legacy `function_call` of assistant message `i` (it has none of its own). */
+const legacyCallId = (i: number) => `call_function_${i}`;
+
+/** The tool calls of an assistant message: `tool_calls`, or the legacy `function_call`. */
+function assistantCalls(m: WireMessage, i: number): ChatToolCall[] {
+  const calls = (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+  if (m.function_call)
+    calls.push({ id: legacyCallId(i), name: m.function_call.name, arguments: m.function_call.arguments });
+  return calls;
+}
+
+/** The legacy `function` message answers the latest call of its function: that call's id. */
+function legacyResultId(body: ChatCompletionBody, i: number, name: string | undefined): string {
+  for (let j = i - 1; j >= 0; j--) {
+    const call = body.messages[j]?.function_call;
+    if (body.messages[j]?.role === "assistant" && call && call.name === name) return legacyCallId(j);
+  }
+  throw invalid(`messages[${i}].name`, "names no function called by an earlier assistant message");
+}
+
+function message(body: ChatCompletionBody, i: number, maxImageBytes: number, system: string[]): ChatMessage | null {
+  const m = body.messages[i] as WireMessage;
   const field = `messages[${i}]`;
   switch (m.role) {
     case "system":
@@ -58,11 +82,13 @@ function message(m: WireMessage, i: number, maxImageBytes: number, system: strin
       return {
         role: "assistant",
         parts: partsOf(m.content, `${field}.content`, false, maxImageBytes),
-        toolCalls: (m.tool_calls ?? []).map((c) => ({
-          id: c.id,
-          name: c.function.name,
-          arguments: c.function.arguments,
-        })),
+        toolCalls: assistantCalls(m, i),
+      };
+    case "function":
+      return {
+        role: "tool",
+        toolCallId: legacyResultId(body, i, m.name),
+        parts: partsOf(m.content, `${field}.content`, false, maxImageBytes),
       };
     case "tool":
       if (!m.tool_call_id) throw invalid(`${field}.tool_call_id`, "is required for a tool message");
@@ -72,14 +98,48 @@ function message(m: WireMessage, i: number, maxImageBytes: number, system: strin
         parts: partsOf(m.content, `${field}.content`, false, maxImageBytes),
       };
     default:
-      throw invalid(`${field}.role`, `"${m.role}" is not one of system, developer, user, assistant, tool`);
+      throw invalid(`${field}.role`, `"${m.role}" is not one of system, developer, user, assistant, tool, function`);
   }
 }
 
-function toolChoice(choice: ChatCompletionBody["tool_choice"]): ChatToolChoice | null {
+/** `tools`, or the legacy `functions` (one of them). */
+function toolsOf(body: ChatCompletionBody): ChatTool[] {
+  if (body.tools && body.functions) throw invalid("functions", "cannot be given with tools");
+  const functions = body.functions ?? (body.tools ?? []).map((t) => t.function);
+  return functions.map((f) => ({
+    name: f.name,
+    ...(f.description ? { description: f.description } : {}),
+    parameters: (f.parameters ?? { type: "object", properties: {} }) as Record<string, unknown>,
+  }));
+}
+
+/** `tool_choice`, or the legacy `function_call` (one of them). */
+function toolChoice(body: ChatCompletionBody): ChatToolChoice | null {
+  const choice = body.tool_choice;
+  const legacy = body.function_call;
+  if (choice !== undefined && legacy !== undefined) throw invalid("function_call", "cannot be given with tool_choice");
+  if (legacy !== undefined) return typeof legacy === "string" ? { kind: legacy } : { kind: "tool", name: legacy.name };
   if (choice === undefined) return null;
   if (typeof choice === "string") return { kind: choice };
   return { kind: "tool", name: choice.function.name };
+}
+
+/** OpenAI's own settings the client gave (not null), by wire name. */
+function openAiOnly(body: ChatCompletionBody): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(OPENAI_ONLY_FIELDS) as (keyof typeof OPENAI_ONLY_FIELDS)[]) {
+    const value = body[name];
+    if (value !== undefined && value !== null) out[name] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** The output limit under the names the client gave it. */
+function outputLimits(body: ChatCompletionBody): ChatRequest["openAiOutputLimits"] {
+  const limits: NonNullable<ChatRequest["openAiOutputLimits"]> = {};
+  if (typeof body.max_tokens === "number") limits.max_tokens = body.max_tokens;
+  if (typeof body.max_completion_tokens === "number") limits.max_completion_tokens = body.max_completion_tokens;
+  return Object.keys(limits).length > 0 ? limits : undefined;
 }
 
 function responseFormat(format: ChatCompletionBody["response_format"]): ChatResponseFormat {
@@ -107,8 +167,8 @@ export function chatRequestFromOpenAi(body: ChatCompletionBody, maxImageBytes: n
   refuseUncarried(body);
   const system: string[] = [];
   const messages: ChatMessage[] = [];
-  body.messages.forEach((m, i) => {
-    const converted = message(m, i, maxImageBytes, system);
+  body.messages.forEach((_m, i) => {
+    const converted = message(body, i, maxImageBytes, system);
     if (converted) messages.push(converted);
   });
   if (messages.length === 0) throw invalid("messages", "must hold at least one user, assistant or tool message");
@@ -118,15 +178,19 @@ export function chatRequestFromOpenAi(body: ChatCompletionBody, maxImageBytes: n
   if (body.seed !== undefined && body.seed !== null) fieldNames.seed = "seed";
   if (body.response_format && body.response_format.type !== "text") fieldNames.responseFormat = "response_format";
   if (body.user !== undefined) fieldNames.user = "user";
+  if (body.reasoning_effort) fieldNames.reasoningEffort = "reasoning_effort";
+  if (body.parallel_tool_calls !== undefined) fieldNames.parallelToolCalls = "parallel_tool_calls";
+  const only = openAiOnly(body);
+  const limits = outputLimits(body);
   return {
     system,
     messages,
-    tools: (body.tools ?? []).map((t) => ({
-      name: t.function.name,
-      ...(t.function.description ? { description: t.function.description } : {}),
-      parameters: (t.function.parameters ?? { type: "object", properties: {} }) as Record<string, unknown>,
-    })),
-    toolChoice: toolChoice(body.tool_choice),
+    tools: toolsOf(body),
+    toolChoice: toolChoice(body),
+    ...(body.reasoning_effort ? { reasoningEffort: body.reasoning_effort } : {}),
+    ...(body.parallel_tool_calls !== undefined ? { parallelToolCalls: body.parallel_tool_calls } : {}),
+    ...(limits ? { openAiOutputLimits: limits } : {}),
+    ...(only ? { openAiOnly: only } : {}),
     maxOutputTokens: body.max_completion_tokens ?? body.max_tokens ?? null,
     temperature: body.temperature ?? null,
     topP: body.top_p ?? null,

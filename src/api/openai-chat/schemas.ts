@@ -15,6 +15,10 @@ const Message = Type.Object(
     ),
     name: Type.Optional(Type.String()),
     tool_call_id: Type.Optional(Type.String()),
+    // The legacy form of one tool call (before `tool_calls`).
+    function_call: Type.Optional(
+      Type.Union([Type.Object({ name: Type.String(), arguments: Type.String() }, Open), Type.Null()]),
+    ),
     tool_calls: Type.Optional(
       Type.Array(
         Type.Object(
@@ -31,18 +35,20 @@ const Message = Type.Object(
   Open,
 );
 
+const FunctionDef = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-zA-Z0-9_-]+$" }),
+    description: Type.Optional(Type.String()),
+    parameters: Type.Optional(Type.Object({}, Open)),
+    strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  },
+  Open,
+);
+
 const Tool = Type.Object(
   {
     type: Type.Literal("function"),
-    function: Type.Object(
-      {
-        name: Type.String({ minLength: 1, maxLength: 64, pattern: "^[a-zA-Z0-9_-]+$" }),
-        description: Type.Optional(Type.String()),
-        parameters: Type.Optional(Type.Object({}, Open)),
-        strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-      },
-      Open,
-    ),
+    function: FunctionDef,
   },
   Open,
 );
@@ -92,6 +98,24 @@ export const ChatCompletionBody = Type.Object(
     tools: Type.Optional(Type.Array(Tool)),
     tool_choice: Type.Optional(ToolChoice),
     parallel_tool_calls: Type.Optional(Type.Boolean()),
+    // The legacy form of `tools` and `tool_choice`.
+    functions: Type.Optional(Type.Array(FunctionDef, { minItems: 1 })),
+    function_call: Type.Optional(
+      Type.Union([
+        Type.Union([Type.Literal("none"), Type.Literal("auto")]),
+        Type.Object({ name: Type.String() }, Open),
+      ]),
+    ),
+    reasoning_effort: Nullable(
+      Type.Union([Type.Literal("minimal"), Type.Literal("low"), Type.Literal("medium"), Type.Literal("high")]),
+    ),
+    // OpenAI's own settings: passed on unchanged to an OpenAI-wire upstream (see OPENAI_ONLY_FIELDS).
+    store: Nullable(Type.Boolean()),
+    metadata: Nullable(Type.Record(Type.String(), Type.String())),
+    service_tier: Nullable(Type.String()),
+    prediction: Nullable(Type.Object({ type: Type.Literal("content") }, Open)),
+    web_search_options: Nullable(Type.Object({}, Open)),
+    modalities: Nullable(Type.Array(Type.String())),
     response_format: Type.Optional(ResponseFormat),
     frequency_penalty: Nullable(Type.Number({ minimum: -2, maximum: 2 })),
     presence_penalty: Nullable(Type.Number({ minimum: -2, maximum: 2 })),

@@ -3,7 +3,7 @@ import type { ChatSink } from "../../core/chat/ports.js";
 import type { GatewayError } from "../../core/errors.js";
 import { errorBody } from "../../http/surfaces.js";
 import type { SseWriter } from "../chat/sse-writer.js";
-import { openAiFinish, openAiUsage } from "./answer.js";
+import { openAiChoiceFinish, openAiUsage } from "./answer.js";
 
 const RESOLVED = Promise.resolve();
 
@@ -22,19 +22,25 @@ export class OpenAiChunkSink implements ChatSink {
 
   constructor(
     private readonly sse: SseWriter,
-    private readonly head: { id: string; model: string; created: number; includeUsage: boolean },
+    private readonly head: { id: string; model: string; created: number; includeUsage: boolean; legacy?: boolean },
   ) {
     const { id, model, created } = head;
     this.prefix = `{"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${JSON.stringify(created)},"model":${JSON.stringify(model)},"choices":`;
   }
 
-  /** A chunk of a tool call: its start (id and name) or a piece of its arguments. */
-  private toolChunk(choice: number, toolCall: Record<string, unknown>): Promise<void> {
-    const toolCalls = [toolCall];
-    let delta: Record<string, unknown> = { tool_calls: toolCalls };
+  /**
+   * A chunk of a tool call: its start (id and name) or a piece of its arguments. In the legacy
+   * form a choice's first call is `function_call` (name, then argument pieces; it has no id).
+   */
+  private toolChunk(choice: number, toolCall: Record<string, any>): Promise<void> {
+    let delta: Record<string, unknown> = { tool_calls: [toolCall] };
+    if (this.head.legacy && toolCall.index === 0) {
+      const { name, arguments: pieces } = toolCall.function;
+      delta = { function_call: name === undefined ? { arguments: pieces } : { name, arguments: pieces } };
+    }
     if (!this.opened.has(choice)) {
       this.opened.add(choice);
-      delta = { role: "assistant", tool_calls: toolCalls };
+      delta = { role: "assistant", ...delta };
     }
     return this.send([{ index: choice, delta, logprobs: null, finish_reason: null }]);
   }
@@ -95,7 +101,7 @@ export class OpenAiChunkSink implements ChatSink {
       case "tool_call_delta":
         return this.toolChunk(event.choice, { index: event.index, function: { arguments: event.arguments } });
       case "finish":
-        return this.plain(event.choice, null, openAiFinish(event.reason));
+        return this.plain(event.choice, null, openAiChoiceFinish(event.reason, this.head.legacy === true));
       case "usage":
         return RESOLVED;
     }

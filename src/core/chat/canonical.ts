@@ -46,6 +46,36 @@ export type ChatResponseFormat =
   | { type: "json_object" }
   | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict: boolean };
 
+export type ChatReasoningEffort = "minimal" | "low" | "medium" | "high";
+
+/**
+ * The settings of OpenAI's own API an upstream of another wire receives in `openAiOnly`, and
+ * whether they can change the answer: `store` and `metadata` only keep the call in OpenAI's own
+ * records, so another upstream leaves them out; the others change what the model does, so another
+ * upstream refuses them.
+ */
+export const OPENAI_ONLY_FIELDS = {
+  store: "harmless",
+  metadata: "harmless",
+  service_tier: "changes the answer",
+  prediction: "changes the answer",
+  web_search_options: "changes the answer",
+  modalities: "changes the answer",
+} as const;
+
+/**
+ * The first setting of OpenAI's own API in the request that changes the answer, for an upstream
+ * that cannot honour any of them; null when there is none.
+ */
+export function answerChangingOpenAiField(request: ChatRequest): string | null {
+  for (const [name, value] of Object.entries(request.openAiOnly ?? {})) {
+    // Text alone is what every chat upstream answers: asking for it changes nothing.
+    if (name === "modalities" && JSON.stringify(value) === '["text"]') continue;
+    if (OPENAI_ONLY_FIELDS[name as keyof typeof OPENAI_ONLY_FIELDS] === "changes the answer") return name;
+  }
+  return null;
+}
+
 export interface ChatRequest {
   /** System (and developer) instructions, in order. */
   system: string[];
@@ -63,6 +93,26 @@ export interface ChatRequest {
   /** The end user, as the client names it (passed on where the upstream takes it). */
   user: string | null;
   responseFormat: ChatResponseFormat;
+  /**
+   * How hard a reasoning model thinks before it answers (OpenAI's `reasoning_effort`); absent for
+   * the model's default. Each upstream maps it to its own setting, or refuses it.
+   */
+  reasoningEffort?: ChatReasoningEffort;
+  /** False: at most one tool call per turn; absent: the upstream's default (several allowed). */
+  parallelToolCalls?: boolean;
+  /**
+   * The output limit under the names an OpenAI client gave it (`max_tokens`,
+   * `max_completion_tokens`, or both), so that an upstream of the same wire gets the same names:
+   * OpenAI's reasoning models refuse `max_tokens`.
+   */
+  openAiOutputLimits?: { max_tokens?: number; max_completion_tokens?: number };
+  /**
+   * Settings of OpenAI's own API the canonical form has no meaning for (`store`, `metadata`,
+   * `service_tier`, `prediction`, `web_search_options`, `modalities`), by their wire name, as the
+   * client sent them: an upstream of that wire gets them unchanged, any other refuses them or,
+   * where they cannot change the answer, leaves them out (see `OPENAI_ONLY_FIELDS`).
+   */
+  openAiOnly?: Record<string, unknown>;
   /**
    * Fields set by the client that only some upstreams can honour, by the name the client used
    * (`n`, `seed`, `response_format`...): an upstream that cannot honour one refuses to serve.

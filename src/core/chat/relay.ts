@@ -35,14 +35,41 @@ function toldUsage(reported: ChatAnswer["usage"], billed: TokenUsage | null): Ch
   );
 }
 
+/**
+ * An upstream that answered fewer choices than the request's `n` did not answer what was asked
+ * (a Gemini model may answer one candidate whatever `candidateCount` says): a failure of the
+ * upstream (502), never a silently shorter answer.
+ */
+function fewerChoices(request: ChatRequest, answered: number): UpstreamError | null {
+  // n = 1 is not checked: an answer without a choice is read as it always was.
+  if (request.n === 1 || answered >= request.n) return null;
+  return new UpstreamError("retryable", `the upstream answered ${answered} of the ${request.n} choices asked (n)`, {
+    status: 502,
+  });
+}
+
 /** A chat call answered at once: relayed with failover, billed from its reported usage. */
 export async function completeChat<C extends ChatChannel>(deps: ChatRelayDeps<C>, call: ChatCall): Promise<ChatAnswer> {
-  const { answer, usage } = await meterOnce(deps, kindOf(deps), call, (channel, model, request, signal) =>
-    deps.upstreamFor(channel).complete(channel, model, request, signal),
-  );
+  const { answer, usage } = await meterOnce(deps, kindOf(deps), call, async (channel, model, request, signal) => {
+    const answer = await deps.upstreamFor(channel).complete(channel, model, request, signal);
+    const short = fewerChoices(request, answer.choices.length);
+    if (short) throw short;
+    return answer;
+  });
   // The answer with usage filled in from what was billed, when the upstream reported none.
   if (answer.usage || !usage) return answer;
   return { ...answer, usage: toldUsage(null, usage) };
+}
+
+/** The stream's events; a stream that ended with fewer finished choices than `n` ends in an error. */
+async function* allChoices(request: ChatRequest, events: AsyncGenerator<ChatEvent>): AsyncGenerator<ChatEvent> {
+  const finished = new Set<number>();
+  for await (const event of events) {
+    if (event.type === "finish") finished.add(event.choice);
+    yield event;
+  }
+  const short = fewerChoices(request, finished.size);
+  if (short) throw short;
 }
 
 /** Opens a channel's stream and waits for its first event. */
@@ -53,7 +80,7 @@ async function openChat<C extends ChatChannel>(
   request: ChatRequest,
   signal: AbortSignal,
 ): Promise<OpenedStream<ChatEvent>> {
-  const events = await deps.upstreamFor(channel).openStream(channel, model, request, signal);
+  const events = allChoices(request, await deps.upstreamFor(channel).openStream(channel, model, request, signal));
   const first = await events.next();
   if (first.done) throw new UpstreamError("retryable", "The upstream ended the stream before any event.");
   return { first: first.value, rest: events };

@@ -1,4 +1,5 @@
-import type { ChatMessage, ChatRequest, ChatToolCall } from "./canonical.js";
+import { answerChangingOpenAiField, type ChatMessage, type ChatRequest, type ChatToolCall } from "./canonical.js";
+import type { Untranslatable } from "./ports.js";
 
 /** The wire names of the sampling settings an upstream takes, each under its own spelling. */
 export interface SamplingNames {
@@ -31,4 +32,23 @@ export function parsedArguments(call: ChatToolCall): unknown {
 /** An assistant turn's parts an upstream is sent: an empty text part says nothing and is left out. */
 export function spokenParts(message: Extract<ChatMessage, { role: "assistant" }>) {
   return message.parts.filter((p) => p.type !== "text" || p.text !== "");
+}
+
+/**
+ * The refusal of an upstream that takes none of OpenAI's own settings (`vendor` names it in the
+ * reason): the first of them that changes the answer; `store` and `metadata` are left out.
+ */
+export function openAiOnlyRefusal(request: ChatRequest, vendor: string): Untranslatable | null {
+  const field = answerChangingOpenAiField(request);
+  return field ? { field, reason: `${vendor} has no such setting; it is OpenAI's own` } : null;
+}
+
+/**
+ * The refusal of an upstream with no setting that keeps a model to one tool call per turn, for a
+ * request that asks for that (`parallel_tool_calls: false`); asking for several is its default.
+ */
+export function serialToolCallsRefusal(request: ChatRequest, vendor: string): Untranslatable | null {
+  if (request.parallelToolCalls !== false) return null;
+  const field = request.fieldNames.parallelToolCalls ?? "parallel_tool_calls";
+  return { field, reason: `${vendor} has no setting that keeps a model to one tool call per turn` };
 }

@@ -1,6 +1,12 @@
-import type { ChatMessage, ChatPart, ChatRequest, ChatToolChoice } from "../../core/chat/canonical.js";
+import type {
+  ChatMessage,
+  ChatPart,
+  ChatReasoningEffort,
+  ChatRequest,
+  ChatToolChoice,
+} from "../../core/chat/canonical.js";
 import type { Untranslatable } from "../../core/chat/ports.js";
-import { parsedArguments, spokenParts } from "../../core/chat/wire-helpers.js";
+import { openAiOnlyRefusal, parsedArguments, spokenParts } from "../../core/chat/wire-helpers.js";
 
 /** Output limit sent when the request sets none (the Messages API requires one). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -62,7 +68,33 @@ function wireToolChoice(choice: ChatToolChoice): Block {
   return { type: choice.kind };
 }
 
-/** What the Messages API cannot carry: several choices, a seed, a response format. */
+/**
+ * Extended thinking's `budget_tokens` for each reasoning effort: Gemini's budgets for the same
+ * words (Google's mapping of OpenAI's `reasoning_effort`), `minimal` at Anthropic's least, 1024.
+ */
+export const THINKING_BUDGET: Record<ChatReasoningEffort, number> = {
+  minimal: 1024,
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+};
+
+/** What extended thinking cannot be combined with (Anthropic refuses it). */
+function thinkingConflict(request: ChatRequest): Untranslatable | null {
+  const field = request.fieldNames.reasoningEffort ?? "reasoning_effort";
+  if (request.temperature !== null && request.temperature !== 1)
+    return { field, reason: "Anthropic models think only at the default temperature; leave temperature out" };
+  if (request.topP !== null && request.topP < 0.95)
+    return { field, reason: "Anthropic models think only with top_p at 0.95 or above" };
+  if (request.toolChoice?.kind === "required" || request.toolChoice?.kind === "tool")
+    return { field, reason: "Anthropic models think only when the tool choice is auto or none" };
+  return null;
+}
+
+/**
+ * What the Messages API cannot carry: several choices, a seed, a response format, OpenAI's own
+ * settings that change the answer, and thinking with what it excludes.
+ */
 export function anthropicUntranslatable(request: ChatRequest): Untranslatable | null {
   if (request.n !== 1)
     return { field: request.fieldNames.n ?? "n", reason: "Anthropic models answer one choice per request" };
@@ -74,6 +106,12 @@ export function anthropicUntranslatable(request: ChatRequest): Untranslatable | 
       reason: "Anthropic models take no response format; describe the JSON wanted in the prompt or use a tool",
     };
   }
+  if (request.reasoningEffort) {
+    const conflict = thinkingConflict(request);
+    if (conflict) return conflict;
+  }
+  const openAiOnly = openAiOnlyRefusal(request, "Anthropic");
+  if (openAiOnly) return openAiOnly;
   for (const [i, m] of request.messages.entries()) {
     if (m.role !== "assistant") continue;
     for (const call of m.toolCalls) {
@@ -89,9 +127,12 @@ export function anthropicUntranslatable(request: ChatRequest): Untranslatable | 
 
 /** The body of `POST /v1/messages` for a canonical request. */
 export function anthropicBody(request: ChatRequest, model: string, stream: boolean): Record<string, unknown> {
+  const limit = request.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  const budget = request.reasoningEffort ? THINKING_BUDGET[request.reasoningEffort] : 0;
   const body: Record<string, unknown> = {
     model,
-    max_tokens: request.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+    // Thinking counts in max_tokens, which must exceed its budget: the answer keeps its own limit on top.
+    max_tokens: budget + limit,
     messages: merged(request.messages.map(blocksOf)),
   };
   if (request.system.length > 0) body.system = request.system.join("\n\n");
@@ -103,6 +144,13 @@ export function anthropicBody(request: ChatRequest, model: string, stream: boole
     }));
   }
   if (request.toolChoice) body.tool_choice = wireToolChoice(request.toolChoice);
+  if (request.parallelToolCalls === false && request.tools.length > 0 && request.toolChoice?.kind !== "none") {
+    body.tool_choice = {
+      ...((body.tool_choice as Block | undefined) ?? { type: "auto" }),
+      disable_parallel_tool_use: true,
+    };
+  }
+  if (budget > 0) body.thinking = { type: "enabled", budget_tokens: budget };
   if (request.temperature !== null) body.temperature = Math.min(1, request.temperature);
   if (request.topP !== null) body.top_p = request.topP;
   if (request.stop.length > 0) body.stop_sequences = request.stop;

@@ -1,5 +1,6 @@
 import type { ChatAnswer, ChatEvent, ChatRequest } from "../../core/chat/canonical.js";
 import type { Untranslatable } from "../../core/chat/ports.js";
+import { openAiOnlyRefusal, serialToolCallsRefusal } from "../../core/chat/wire-helpers.js";
 import { answerFromWire, OpenAiChunkReader } from "../openai-chat/answer.js";
 import type { OpenAiChatDialect } from "../openai-chat/index.js";
 
@@ -53,9 +54,20 @@ export class DeepSeekChunkReader {
   }
 }
 
-/** What DeepSeek cannot carry: more than one choice, and a JSON schema (it takes `json_object` only). */
+/**
+ * What DeepSeek cannot carry: more than one choice, a JSON schema (it takes `json_object` only),
+ * and OpenAI's own settings that change the answer (it would ignore them).
+ */
 export function deepSeekUntranslatable(request: ChatRequest): Untranslatable | null {
   if (request.n !== 1) return { field: request.fieldNames.n ?? "n", reason: "DeepSeek answers one choice per request" };
+  if (request.reasoningEffort) {
+    return {
+      field: request.fieldNames.reasoningEffort ?? "reasoning_effort",
+      reason: "DeepSeek takes no reasoning effort; deepseek-reasoner always reasons, deepseek-chat never",
+    };
+  }
+  const openAiOnly = serialToolCallsRefusal(request, "DeepSeek") ?? openAiOnlyRefusal(request, "DeepSeek");
+  if (openAiOnly) return openAiOnly;
   if (request.responseFormat.type === "json_schema") {
     return {
       field: request.fieldNames.responseFormat ?? "response_format",
@@ -66,6 +78,7 @@ export function deepSeekUntranslatable(request: ChatRequest): Untranslatable | n
 }
 
 export const DEEPSEEK_DIALECT: OpenAiChatDialect = {
+  openAiFields: false,
   untranslatable: deepSeekUntranslatable,
   readAnswer: deepSeekAnswer,
   chunkReader: (model) => new DeepSeekChunkReader(model),

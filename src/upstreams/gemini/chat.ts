@@ -5,11 +5,19 @@ import type {
   ChatFinishReason,
   ChatMessage,
   ChatPart,
+  ChatReasoningEffort,
   ChatRequest,
   ChatUsage,
 } from "../../core/chat/canonical.js";
 import type { ChatUpstream, Untranslatable } from "../../core/chat/ports.js";
-import { parsedArguments, putSampling, type SamplingNames, spokenParts } from "../../core/chat/wire-helpers.js";
+import {
+  openAiOnlyRefusal,
+  parsedArguments,
+  putSampling,
+  type SamplingNames,
+  serialToolCallsRefusal,
+  spokenParts,
+} from "../../core/chat/wire-helpers.js";
 import { StreamStart, tokenCount } from "../chat-answer-reading.js";
 import type { UpstreamEndpoint } from "../http.js";
 import { generateContent, openContentStream } from "./content.js";
@@ -105,9 +113,17 @@ export function geminiChatBody(request: ChatRequest): Record<string, unknown> {
   putSampling(config, request, GEMINI_SAMPLING);
   if (request.responseFormat.type !== "text") config.responseMimeType = "application/json";
   if (request.responseFormat.type === "json_schema") config.responseJsonSchema = request.responseFormat.schema;
+  if (request.reasoningEffort) config.thinkingConfig = { thinkingBudget: THINKING_BUDGET[request.reasoningEffort] };
   if (Object.keys(config).length > 0) body.generationConfig = config;
   return body;
 }
+
+/**
+ * `thinkingConfig.thinkingBudget` for each reasoning effort: Google's own mapping of OpenAI's
+ * `reasoning_effort` (low 1024, medium 8192, high 24576); `minimal` turns thinking off (0), which
+ * a model that always thinks (Gemini 2.5 Pro) refuses.
+ */
+const THINKING_BUDGET: Record<ChatReasoningEffort, number> = { minimal: 0, low: 1024, medium: 8192, high: 24576 };
 
 const GEMINI_SAMPLING: SamplingNames = {
   maxOutputTokens: "maxOutputTokens",
@@ -129,7 +145,13 @@ function usageOf(meta: unknown): ChatUsage | null {
   };
 }
 
+/**
+ * What Gemini cannot carry: a tool result or tool call it could not read, one tool call per turn
+ * (it has no setting for that), OpenAI's own settings that change the answer.
+ */
 function untranslatable(request: ChatRequest): Untranslatable | null {
+  const openAiOnly = serialToolCallsRefusal(request, "Gemini") ?? openAiOnlyRefusal(request, "Gemini");
+  if (openAiOnly) return openAiOnly;
   const names = callNames(request.messages);
   for (const [i, m] of request.messages.entries()) {
     if (m.role === "tool" && !names.has(m.toolCallId)) {

@@ -45,6 +45,11 @@ function chunkOf(data: string, url: string, key: string): unknown {
  * framing are the protocol's.
  */
 export interface OpenAiChatDialect {
+  /**
+   * The vendor takes OpenAI's own settings (`max_completion_tokens`, `reasoning_effort`,
+   * `parallel_tool_calls`, `store`...): false for a vendor whose `untranslatable` refuses them.
+   */
+  openAiFields: boolean;
   /** Null when the vendor can carry the request; else the field it cannot, and why. */
   untranslatable(request: ChatRequest): Untranslatable | null;
   /** A `chat.completion` answer in canonical form. */
@@ -57,6 +62,7 @@ type ChunkReader = ReturnType<OpenAiChatDialect["chunkReader"]>;
 
 /** OpenAI's own Chat Completions: every request carried, answers read as OpenAI writes them. */
 export const OPENAI_DIALECT: OpenAiChatDialect = {
+  openAiFields: true,
   untranslatable: () => null,
   readAnswer: answerFromWire,
   chunkReader: (model) => new OpenAiChunkReader(model),
@@ -87,7 +93,12 @@ export function openAiChatProtocol(dialect: OpenAiChatDialect): ChatUpstream<Ups
     untranslatable: (request) => dialect.untranslatable(request),
 
     async complete(channel, upstreamModel, request: ChatRequest, signal): Promise<ChatAnswer> {
-      const body = await postChat(channel, postOf(channel), openAiChatBody(request, upstreamModel, false), signal);
+      const body = await postChat(
+        channel,
+        postOf(channel),
+        openAiChatBody(request, upstreamModel, false, dialect.openAiFields),
+        signal,
+      );
       const error = embeddedError(body, channel.key);
       if (error) throw error;
       return dialect.readAnswer(body, upstreamModel);
@@ -95,7 +106,7 @@ export function openAiChatProtocol(dialect: OpenAiChatDialect): ChatUpstream<Ups
 
     async openStream(channel, upstreamModel, request, signal): Promise<AsyncGenerator<ChatEvent>> {
       const post = postOf(channel);
-      return postChatStream(channel, post, openAiChatBody(request, upstreamModel, true), signal, {
+      return postChatStream(channel, post, openAiChatBody(request, upstreamModel, true, dialect.openAiFields), signal, {
         // A server that ignored `stream: true` answered at once: its answer as events.
         whole: (answer) => dialect.readAnswer(answer, upstreamModel),
         events: (res) => eventsOf(res, post.url, channel.key, dialect.chunkReader(upstreamModel)),

@@ -53,8 +53,30 @@ const OPENAI_SAMPLING: SamplingNames = {
   seed: "seed",
 };
 
-/** The body of `POST /v1/chat/completions` for a canonical request. */
-export function openAiChatBody(request: ChatRequest, model: string, stream: boolean): Record<string, unknown> {
+/**
+ * OpenAI's own settings, as the client sent them: the output limit under the names it gave,
+ * `reasoning_effort`, `parallel_tool_calls`, and the settings the canonical form only carries.
+ */
+function putOpenAiFields(body: Record<string, unknown>, request: ChatRequest): void {
+  if (request.openAiOutputLimits) {
+    delete body.max_tokens;
+    Object.assign(body, request.openAiOutputLimits);
+  }
+  if (request.reasoningEffort) body.reasoning_effort = request.reasoningEffort;
+  if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  Object.assign(body, request.openAiOnly);
+}
+
+/**
+ * The body of `POST /v1/chat/completions` for a canonical request. `openAiFields`: the server
+ * takes OpenAI's own settings (a vendor with a dialect of its own refuses those it lacks first).
+ */
+export function openAiChatBody(
+  request: ChatRequest,
+  model: string,
+  stream: boolean,
+  openAiFields = true,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model,
     messages: [
@@ -70,6 +92,7 @@ export function openAiChatBody(request: ChatRequest, model: string, stream: bool
   }
   if (request.toolChoice) body.tool_choice = wireToolChoice(request.toolChoice);
   putSampling(body, request, OPENAI_SAMPLING);
+  if (openAiFields) putOpenAiFields(body, request);
   if (request.user !== null) body.user = request.user;
   const format = request.responseFormat;
   if (format.type === "json_object") body.response_format = { type: "json_object" };
