@@ -8,6 +8,7 @@ import {
   refusedHold,
   topUpRow,
 } from "../core/ledger/charge-rules.js";
+import type { ChargeInput } from "../core/metering/ports.js";
 import type { Store } from "./database.js";
 import type { HoldInput, HoldWith, LedgerEngine } from "./ledger-engine.js";
 import { type Executor, ledgerEntries, ledgerSumOf } from "./ledger-statements.js";
@@ -20,17 +21,6 @@ import { topUpLedgerReference } from "./top-up-reference.js";
 
 export type LedgerKind = "charge" | "refund" | "settle" | "topup" | "adjust";
 export type { Executor };
-
-export interface ChargeInput {
-  userId: number;
-  tokenId: number | null;
-  amount: number;
-  /** Unique per charged thing: `task:<id>`, `image:<request id>`, `content:<request id>`. */
-  reference: string;
-  note?: string;
-  /** Unix milliseconds by which the charge must be closed; default: now + the ledger's open time. */
-  closeBy?: number;
-}
 
 /**
  * How a settlement or refund went. `applied` is false when the charge was not open (already

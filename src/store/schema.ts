@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from "kysely";
+import type { TaskView } from "../core/tasks/record.js";
 
 /** Row types of the store. Timestamps are Unix seconds; JSON columns hold text. */
 
@@ -107,27 +108,14 @@ export interface ChargesTable {
   closed_at: number | null;
 }
 
-export interface TasksTable {
+/**
+ * A task's row: the columns its public record is rendered from (core's TaskView: who, what, its
+ * state and times, `properties` and `data` as JSON text), and the engine's own.
+ */
+export interface TasksTable extends Omit<TaskView, "id"> {
   id: Id;
-  task_id: string;
-  platform: string;
-  user_id: number;
   token_id: number | null;
-  group: string;
-  channel_id: number;
-  quota: number;
-  action: string;
-  status: string;
-  fail_reason: string;
-  result_url: string | null;
-  submit_time: number;
-  start_time: number;
-  finish_time: number;
-  progress: string;
-  properties: Json;
-  data: Json;
   request_body: Json;
-  upstream_id: string | null;
   upstream_status: string | null;
   /** Unix milliseconds: when a worker should look at the task next. */
   next_poll_at: number;
@@ -144,8 +132,6 @@ export interface TasksTable {
   deleted_at: Generated<number>;
   /** Videos: when its stored files were removed (unix seconds; 0 = still stored). */
   files_removed_at: Generated<number>;
-  created_at: number;
-  updated_at: number;
 }
 
 /** Clips of succeeded tasks, so the actions on a clip can check the caller owns it. */

@@ -1,4 +1,4 @@
-import { type Kysely, sql, type Transaction } from "kysely";
+import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import { unixNow } from "../core/ids.js";
 import { type Clip, resultUrlOf } from "../core/tasks/clips.js";
 import type { StoredTask, TaskChanges, TaskPollPort } from "../core/tasks/ports.js";
@@ -77,33 +77,29 @@ export class TaskPolls implements TaskPollPort<TaskRow> {
   /** Releases tasks whose poll changed nothing; they are looked at again at `nextPollAtMs`. */
   async releaseUnchanged(ids: number[], owner: string, nextPollAtMs: number): Promise<void> {
     if (ids.length === 0) return;
-    await this.db
-      .updateTable("tasks")
-      .set({
-        next_poll_at: nextPollAtMs,
-        lease_owner: null,
-        lease_until: 0,
-        poll_errors: 0,
-        poll_count: sql`poll_count + 1`,
-      })
-      .where("id", "in", ids)
-      .where("lease_owner", "=", owner)
-      .where("status", "in", POLLED_STATUSES)
-      .execute();
+    await this.release(ids, owner, nextPollAtMs, 0);
   }
 
   /** Releases a task after a failed poll, counting the failure for the backoff. */
   async releaseAfterError(id: number, owner: string, nextPollAtMs: number): Promise<void> {
+    await this.release([id], owner, nextPollAtMs, sql`poll_errors + 1`);
+  }
+
+  /**
+   * Lets `owner`'s lease on still-polled tasks go after a poll, due again at `nextPollAtMs`, with
+   * their count of failed polls in a row (`pollErrors`) set.
+   */
+  private async release(ids: number[], owner: string, nextPollAtMs: number, pollErrors: number | RawBuilder<number>) {
     await this.db
       .updateTable("tasks")
       .set({
         next_poll_at: nextPollAtMs,
         lease_owner: null,
         lease_until: 0,
-        poll_errors: sql`poll_errors + 1`,
+        poll_errors: pollErrors,
         poll_count: sql`poll_count + 1`,
       })
-      .where("id", "=", id)
+      .where("id", "in", ids)
       .where("lease_owner", "=", owner)
       .where("status", "in", POLLED_STATUSES)
       .execute();

@@ -6,29 +6,26 @@ import type { Database, TasksTable } from "./schema.js";
 /** A task's row as the store reads it. */
 export type TaskRow = Selectable<TasksTable>;
 
+/**
+ * The task `taskId` if `userId` owns it: a task of someone else is not found, as an unknown one
+ * (the caller narrows it further, to a family or to what was not deleted).
+ */
+export function ownedTask(db: Kysely<Database>, userId: number, taskId: string) {
+  return db.selectFrom("tasks").selectAll().where("task_id", "=", taskId).where("user_id", "=", userId);
+}
+
 /** What is read of tasks: the owner's records and the clips of their succeeded tasks. */
 export class TaskReads implements TaskReadPort<TaskRow> {
   constructor(private readonly db: Kysely<Database>) {}
 
   /** One task of the owner, or undefined (foreign and unknown ids look the same). */
   getOwned(platform: string, userId: number, taskId: string): Promise<TaskRow | undefined> {
-    return this.db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("task_id", "=", taskId)
-      .where("user_id", "=", userId)
-      .where("platform", "=", platform)
-      .executeTakeFirst();
+    return ownedTask(this.db, userId, taskId).where("platform", "=", platform).executeTakeFirst();
   }
 
   /** One task of the owner in any family, or undefined (what a webhook announces). */
   findOwned(userId: number, taskId: string): Promise<TaskRow | undefined> {
-    return this.db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("task_id", "=", taskId)
-      .where("user_id", "=", userId)
-      .executeTakeFirst();
+    return ownedTask(this.db, userId, taskId).executeTakeFirst();
   }
 
   /** The owner's tasks among `taskIds`; others are simply absent. */

@@ -1,6 +1,7 @@
 import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
 import type { NewTask } from "../core/tasks/ports.js";
+import { sqliteTaskInsert } from "./new-task-row.js";
 import type { SqliteConnection, SqliteStatement } from "./sqlite/connection.js";
 import type { TaskRow } from "./task-reads.js";
 
@@ -30,14 +31,7 @@ export class SqliteTaskSubmit {
     this.countUpWithin = db.prepare(
       "update users set tasks_unfinished = tasks_unfinished + 1 where id = ? and tasks_unfinished < ?",
     );
-    this.insertTask = db.prepare(
-      `insert into tasks (task_id, platform, user_id, token_id, "group", channel_id, quota, action, status,
-        fail_reason, result_url, submit_time, start_time, finish_time, progress, properties, data, request_body,
-        upstream_id, upstream_status, next_poll_at, lease_owner, lease_until, callback_secret, callback_url,
-        created_at, updated_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, 'NOT_START', '', null, ?, 0, 0, '0%', ?, '{}', ?, null, null, ?, null, 0, ?, ?, ?, ?)
-       returning *`,
-    );
+    this.insertTask = db.prepare(`${sqliteTaskInsert.sql} returning *`);
     this.markSentTask = db.prepare(
       `update tasks set status = 'SUBMITTED', upstream_id = ?, channel_id = ?, next_poll_at = ?, updated_at = ?
        where id = ? and status = 'NOT_START'`,
@@ -57,24 +51,6 @@ export class SqliteTaskSubmit {
 
   /** Inserts the task as NOT_START and returns its row. */
   insert(task: NewTask): TaskRow {
-    const now = unixNow();
-    return this.insertTask.get(
-      task.taskId,
-      task.platform,
-      task.userId,
-      task.tokenId,
-      task.group,
-      task.channelId,
-      task.quota,
-      task.action,
-      now,
-      task.properties,
-      task.requestBody,
-      task.sendDeadlineMs,
-      task.callbackSecret,
-      task.callbackUrl ?? null,
-      now,
-      now,
-    ) as TaskRow;
+    return this.insertTask.get(...sqliteTaskInsert.params(task, unixNow())) as TaskRow;
   }
 }

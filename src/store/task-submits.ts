@@ -2,6 +2,7 @@ import { type Kysely, sql, type Updateable } from "kysely";
 import { unixNow } from "../core/ids.js";
 import type { NewTask, TaskSubmitPort } from "../core/tasks/ports.js";
 import type { Ledger } from "./ledger.js";
+import { newTaskValues } from "./new-task-row.js";
 import { submitTask } from "./postgres/task-submit.js";
 import type { Database, TasksTable } from "./schema.js";
 import type { SqliteConnection } from "./sqlite/connection.js";
@@ -59,40 +60,7 @@ export class TaskSubmits implements TaskSubmitPort<TaskRow> {
         const counter = await counted.executeTakeFirst();
         if (Number(counter.numUpdatedRows) !== 1) throw unfinishedLimitReached(limit);
         await hold();
-        const now = unixNow();
-        return trx
-          .insertInto("tasks")
-          .values({
-            task_id: task.taskId,
-            platform: task.platform,
-            user_id: task.userId,
-            token_id: task.tokenId,
-            group: task.group,
-            channel_id: task.channelId,
-            quota: task.quota,
-            action: task.action,
-            status: "NOT_START",
-            fail_reason: "",
-            result_url: null,
-            submit_time: now,
-            start_time: 0,
-            finish_time: 0,
-            progress: "0%",
-            properties: task.properties,
-            data: "{}",
-            request_body: task.requestBody,
-            upstream_id: null,
-            upstream_status: null,
-            next_poll_at: task.sendDeadlineMs,
-            lease_owner: null,
-            lease_until: 0,
-            callback_secret: task.callbackSecret,
-            callback_url: task.callbackUrl ?? null,
-            created_at: now,
-            updated_at: now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        return trx.insertInto("tasks").values(newTaskValues(task, unixNow())).returningAll().executeTakeFirstOrThrow();
       },
     });
   }

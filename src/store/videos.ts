@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { unixNow } from "../core/ids.js";
 import type { Database } from "./schema.js";
-import type { TaskRow } from "./task-reads.js";
+import { ownedTask, type TaskRow } from "./task-reads.js";
 
 /** One page of a user's videos. */
 export interface VideoPage {
@@ -18,11 +18,7 @@ export class VideoRows {
 
   /** One video of the owner that was not deleted, or undefined (foreign, unknown and deleted look the same). */
   get(userId: number, videoId: string): Promise<TaskRow | undefined> {
-    return this.db
-      .selectFrom("tasks")
-      .selectAll()
-      .where("task_id", "=", videoId)
-      .where("user_id", "=", userId)
+    return ownedTask(this.db, userId, videoId)
       .where("platform", "=", "video")
       .where("deleted_at", "=", 0)
       .executeTakeFirst();

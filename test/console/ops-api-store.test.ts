@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/database.js";
-import { migrateToLatest } from "../../src/store/migrate.js";
+import type { Store } from "../../src/store/database.js";
 import { TASK_EVENTS_PER_TASK } from "../../src/store/migrations/012_console_indexes.js";
 import { taskHistory } from "../../src/store/task-events.js";
 import { spendSeries } from "../../src/store/usage-series.js";
 import type { StoreKind } from "../support/gateway.js";
-import { createTestDatabase, HAS_PG } from "../support/postgres.js";
+import { HAS_PG } from "../support/postgres.js";
+import { openTestStore, type TestStore } from "../support/test-store.js";
 
 const T0 = 1_800_000_000; // a whole minute
 
@@ -68,21 +65,14 @@ function logRow(at: number, userId: number, over: Record<string, unknown> = {}) 
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`console store queries [${kind}]`, () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "mg-ops-store-"));
-    let drop: (() => Promise<void>) | null = null;
+    let opened: TestStore | undefined;
     let store: Store;
     let alice: number;
     let bob: number;
 
     beforeAll(async () => {
-      let url = `sqlite:${path.join(dir, "gateway.sqlite")}`;
-      if (kind === "postgres") {
-        const db = await createTestDatabase();
-        url = db.url;
-        drop = db.drop;
-      }
-      store = openStore(url);
-      await migrateToLatest(store);
+      opened = await openTestStore(kind, "mg-ops-store-");
+      store = opened.store;
       const user = (name: string) => ({
         name,
         group: "default",
@@ -101,9 +91,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       );
     });
     afterAll(async () => {
-      await store?.close();
-      if (drop) await drop();
-      rmSync(dir, { recursive: true, force: true });
+      await opened?.close();
     });
 
     it("buckets requests, errors and spend of the request log and of tasks, for one user or all", async () => {

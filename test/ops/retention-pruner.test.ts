@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/database.js";
-import { migrateToLatest } from "../../src/store/migrate.js";
+import type { Store } from "../../src/store/database.js";
 import { type RequestLogEntry, requestLogInsert } from "../../src/store/request-logs.js";
 import { RetentionRows } from "../../src/store/retention.js";
 import { RetentionPruner, type RetentionSettings } from "../../src/workers/retention-pruner.js";
 import type { StoreKind } from "../support/gateway.js";
-import { createTestDatabase, HAS_PG } from "../support/postgres.js";
+import { HAS_PG } from "../support/postgres.js";
+import { openTestStore, type TestStore } from "../support/test-store.js";
 
 const DAY = 86_400;
 const NOW = Math.floor(Date.now() / 1000);
@@ -42,20 +39,13 @@ const count = async (store: Store, table: string, where = sql`true`) =>
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`retention pruner [${kind}]`, () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "mg-retention-"));
-    let drop: (() => Promise<void>) | null = null;
+    let opened: TestStore | undefined;
     let store: Store;
     let userId: number;
 
     beforeAll(async () => {
-      let url = `sqlite:${path.join(dir, "gateway.sqlite")}`;
-      if (kind === "postgres") {
-        const db = await createTestDatabase();
-        url = db.url;
-        drop = db.drop;
-      }
-      store = openStore(url);
-      await migrateToLatest(store);
+      opened = await openTestStore(kind, "mg-retention-");
+      store = opened.store;
       const user = await store.db
         .insertInto("users")
         .values({
@@ -73,9 +63,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       userId = Number(user.id);
     });
     afterAll(async () => {
-      await store?.close();
-      if (drop) await drop();
-      rmSync(dir, { recursive: true, force: true });
+      await opened?.close();
     });
 
     const settings = (days: Partial<RetentionSettings["days"]>): RetentionSettings => ({

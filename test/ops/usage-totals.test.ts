@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/database.js";
-import { migrateToLatest } from "../../src/store/migrate.js";
+import type { Store } from "../../src/store/database.js";
 import { type RequestLogEntry, RequestLogWriter, requestLogInsert } from "../../src/store/request-logs.js";
 import type { StoreKind } from "../support/gateway.js";
-import { createTestDatabase, HAS_PG } from "../support/postgres.js";
+import { HAS_PG } from "../support/postgres.js";
+import { openTestStore, type TestStore } from "../support/test-store.js";
 
 const T0 = 1_800_000_000 - (1_800_000_000 % 86_400); // a UTC day's start
 
@@ -108,24 +105,15 @@ async function kept(store: Store): Promise<{ daily: Totals; users: Totals; hourl
 
 for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
   describe.skipIf(kind === "postgres" && !HAS_PG)(`usage totals [${kind}]`, () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "mg-usage-"));
-    let drop: (() => Promise<void>) | null = null;
+    let opened: TestStore | undefined;
     let store: Store;
 
     beforeAll(async () => {
-      let url = `sqlite:${path.join(dir, "gateway.sqlite")}`;
-      if (kind === "postgres") {
-        const db = await createTestDatabase();
-        url = db.url;
-        drop = db.drop;
-      }
-      store = openStore(url);
-      await migrateToLatest(store);
+      opened = await openTestStore(kind, "mg-usage-");
+      store = opened.store;
     });
     afterAll(async () => {
-      await store?.close();
-      if (drop) await drop();
-      rmSync(dir, { recursive: true, force: true });
+      await opened?.close();
     });
 
     it("equal a recomputation from the rows after any mix of batches, concurrent writers and refused rows", async () => {

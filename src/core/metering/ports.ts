@@ -44,17 +44,21 @@ export interface MeteredLogRow {
   error: string | null;
 }
 
+/** A charge to open: a hold on the user's balance (and the token's usage) until it is settled or refunded. */
+export interface ChargeInput {
+  userId: number;
+  tokenId: number | null;
+  amount: number;
+  /** Unique per charged thing: `task:<id>`, `image:<request id>`, `content:<request id>`. */
+  reference: string;
+  note?: string;
+  /** Unix milliseconds by which the charge must be closed; default: now + the ledger's open time. */
+  closeBy?: number;
+}
+
 /** The ledger as a metered call uses it. */
 export interface MeteringLedger {
-  charge(input: {
-    userId: number;
-    tokenId: number | null;
-    amount: number;
-    reference: string;
-    note?: string;
-    /** Unix milliseconds by which the charge must be closed. */
-    closeBy?: number;
-  }): Promise<void>;
+  charge(input: ChargeInput): Promise<void>;
   settle(reference: string, actualAmount: number, note?: string): Promise<{ uncollected: number }>;
   refund(reference: string, note?: string): Promise<unknown>;
   /** Records the cost of the usage seen so far on the open charge, and keeps it open until `closeBy`. */

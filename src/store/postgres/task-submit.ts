@@ -3,8 +3,12 @@ import type { NewTask } from "../../core/tasks/ports.js";
 import { orNothingTaken, tokenTakeFits, userTakeFits } from "../ledger-guards.js";
 import { type Executor, ledgerValues, openChargeValues } from "../ledger-statements.js";
 import type { OpeningMeta } from "../ledger-steps.js";
+import { pgTaskInsert } from "../new-task-row.js";
 import type { TaskRow } from "../task-reads.js";
 import { fixedStatement } from "./fixed-statement.js";
+
+/** The task's row: its user, token and time are the statement's $2, $3 and $4, its own values $13 on. */
+const NEW_TASK = pgTaskInsert({ userId: 2, tokenId: 3, now: 4 }, 13);
 
 /**
  * A task's whole submit on PostgreSQL as one statement, its own transaction: the user's count of
@@ -38,13 +42,7 @@ const SUBMIT_TASK = fixedStatement<TaskRow>(
     values ($8::text, $2::bigint, $3::bigint, 'open', $10::bigint, null, null, $11::bigint, $12::text, $4::bigint, null)
     returning reference
   ), n as (
-    insert into tasks (task_id, platform, user_id, token_id, "group", channel_id, quota, action, status,
-      fail_reason, result_url, submit_time, start_time, finish_time, progress, properties, data, request_body,
-      upstream_id, upstream_status, next_poll_at, lease_owner, lease_until, callback_secret, callback_url,
-      created_at, updated_at)
-    values ($13::text, $14::text, $2::bigint, $3::bigint, $15::text, $16::bigint, $17::bigint, $18::text, 'NOT_START',
-      '', null, $4::bigint, 0, 0, '0%', $19::text, '{}', $20::text, null, null, $21::bigint, null, 0, $22::text,
-      $23::text, $4::bigint, $4::bigint)
+    ${NEW_TASK.sql}
     returning *
   )
   select n.* from n
@@ -78,17 +76,7 @@ export async function submitTask(
     charge.held,
     charge.close_by,
     charge.instance,
-    task.taskId,
-    task.platform,
-    task.group,
-    task.channelId,
-    task.quota,
-    task.action,
-    task.properties,
-    task.requestBody,
-    task.sendDeadlineMs,
-    task.callbackSecret,
-    task.callbackUrl ?? null,
+    ...NEW_TASK.params(task, now),
   ]);
   const row = res.rows[0];
   if (!row) throw new Error("the submit statement returned no task");

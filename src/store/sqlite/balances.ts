@@ -28,6 +28,13 @@ interface TokenRow {
   used_quota: number | bigint;
 }
 
+/** Adds `amount` to a held user's balance and takes it off its usage. */
+function giveBack(user: UserBalance, amount: number): void {
+  user.quota += amount;
+  user.quotaMove += amount;
+  user.usedMove -= amount;
+}
+
 const of = new WeakMap<GroupCommit, BatchBalances>();
 
 /**
@@ -122,10 +129,7 @@ export class BatchBalances {
 
   /** Gives back a take of this batch held here (see holdsUser). */
   untakeUser(userId: number, amount: number): void {
-    const user = this.users.get(userId) as UserBalance;
-    user.quota += amount;
-    user.quotaMove += amount;
-    user.usedMove -= amount;
+    giveBack(this.users.get(userId) as UserBalance, amount);
   }
 
   /** Takes `amount` from the token's usage if its limit allows; false (nothing changed) if not. */
@@ -150,9 +154,7 @@ export class BatchBalances {
       if (row) this.users.set(userId, userBalance(row));
       return;
     }
-    user.quota += amount;
-    user.quotaMove += amount;
-    user.usedMove -= amount;
+    giveBack(user, amount);
   }
 
   /** Takes `amount` off the token's usage (a give-back). */
