@@ -3,9 +3,8 @@
  * proves that each fires). The layers, bottom to top:
  * contracts/ (the TypeBox views and bodies shared by HTTP, the command line and the console's
  * server and pages; TypeBox only) and core/ (rules and use cases, plain data in and out) <-
- * store/, upstreams/, blobs/ (adapters) <- admin/ (the operator's use cases over the stores) and
- * http/ (the request and answer helpers of every surface) <- api/ (HTTP only), console/, workers/
- * and the rest <- wiring/ (ports over adapters) and app/
+ * store/, upstreams/, blobs/ (adapters) <- http/ (the request and answer helpers of every surface)
+ * <- api/ (HTTP only), console/, workers/ and the rest <- wiring/ (ports over adapters) and app/
  * <- main.ts. No two folders import each other, even through other files.
  */
 /** Libraries and Node modules that reach a database, the network, the file system or a process. */
@@ -93,7 +92,7 @@ module.exports = {
       name: "cli-goes-through-the-wiring",
       severity: "error",
       comment:
-        "The command line uses core/, contracts/, admin/ and wiring/ (and config, auth, events at their level): " +
+        "The command line uses core/, contracts/ and wiring/ (and config, auth, events at their level): " +
         "never a surface, and the store or an upstream only through wiring/ (types excepted).",
       from: { path: "^src/cli/" },
       to: { path: "^src/(api|store|upstreams|console)/", dependencyTypesNot: ["type-only"] },
@@ -111,6 +110,15 @@ module.exports = {
       comment: "core/ knows no HTTP, no SQL and no I/O: it imports only core/.",
       from: { path: "^src/core/", pathNot: "\\.test\\.ts$" },
       to: { pathNot: "^src/core/", dependencyTypesNot: ["npm", "core"] },
+    },
+    {
+      name: "admin-use-cases-live-in-core",
+      severity: "error",
+      comment:
+        "The operator's use cases are core's (core/admin/, over ports the wiring builds): no folder src/admin/ " +
+        "again, so that no surface reaches the store's classes through one.",
+      from: { path: "^src/" },
+      to: { path: "^src/admin/" },
     },
     {
       name: "core-does-no-io",

@@ -7,6 +7,7 @@ import type { BlobStore } from "../blobs/blob-store.js";
 import { openBlobStore } from "../blobs/open-blob-store.js";
 import type { Config } from "../config/load.js";
 import type { ConsoleServices } from "../console/server/console-services.js";
+import type { AdminPorts } from "../core/admin/ports.js";
 import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { ChangeBus, ChangeTopic } from "../events/change-bus.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "../idempotency/idempotency-keys.js";
@@ -27,6 +28,7 @@ import type { Tokens } from "../store/tokens.js";
 import { UserImages } from "../store/user-images.js";
 import type { Users } from "../store/users.js";
 import { vendors } from "../upstreams/registry.js";
+import { adminPorts } from "../wiring/admin-ports.js";
 import { buildConsoleServices } from "../wiring/console-services.js";
 
 /**
@@ -74,6 +76,8 @@ export interface GatewayServices {
   videoFiles: BlobStore;
   /** Announces a change of operator data: local caches and other instances drop it. */
   announce(topic: ChangeTopic): Promise<void>;
+  /** The ports of the operator's use cases (core/admin/) over this gateway's stores. */
+  admin: AdminPorts;
   /** The images each user was given as stored URLs (the console lists them). */
   userImages: UserImages;
   /** The console's accounts, sessions and reads. */
@@ -121,14 +125,15 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     parts.dropCaches(topic);
     await bus.publish(topic);
   };
+  const ledger = Ledger.forStore(store, quotaObserver(metrics), {
+    instance: config.instanceName,
+    openMs: config.charges.openMs,
+  });
   return {
     config,
     store,
     logger,
-    ledger: Ledger.forStore(store, quotaObserver(metrics), {
-      instance: config.instanceName,
-      openMs: config.charges.openMs,
-    }),
+    ledger,
     users: parts.users,
     tokens: parts.tokens,
     channels,
@@ -173,6 +178,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     imageFiles: openBlobStore(config, "images"),
     videoFiles: openBlobStore(config, "videos"),
     announce,
+    admin: adminPorts({ ...parts, ledger, vendors, announce }),
     userImages: new UserImages(store.db, store),
     console: buildConsoleServices({ config, store, users: parts.users, redis: parts.redis }),
     stopping: parts.stopping,

@@ -1,8 +1,4 @@
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { AdminStores } from "../admin/admin-stores.js";
-import * as catalog from "../admin/catalog-operations.js";
-import { CHANNEL_TYPES, CreateChannelBody, UpdateChannelBody } from "../admin/channel-contracts.js";
-import * as people from "../admin/user-operations.js";
 import {
   CreateTokenBody,
   CreateUserBody,
@@ -12,7 +8,10 @@ import {
   UpdateTokenBody,
   UpdateUserBody,
 } from "../contracts/admin.js";
-import type { PriceKind } from "../store/prices.js";
+import * as catalog from "../core/admin/catalog.js";
+import type { AdminPorts, PriceKind } from "../core/admin/ports.js";
+import * as people from "../core/admin/users.js";
+import { CHANNEL_TYPES, CreateChannelBody, UpdateChannelBody } from "../wiring/admin-ports.js";
 import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";
 
 /** What a command hands to its action: parsed flags and the positional words after the verb. */
@@ -30,14 +29,14 @@ export interface AdminCommand {
   flags: FlagSpec;
   /** Checks everything that can be checked without the store; returns what `run` needs. */
   prepare(inv: Invocation): unknown;
-  run(s: AdminStores, prepared: never): Promise<unknown>;
+  run(s: AdminPorts, prepared: never): Promise<unknown>;
 }
 
 function command<P>(spec: {
   usage: string;
   flags?: FlagSpec;
   prepare: (inv: Invocation) => P;
-  run: (s: AdminStores, prepared: P) => Promise<unknown>;
+  run: (s: AdminPorts, prepared: P) => Promise<unknown>;
 }): AdminCommand {
   return { flags: {}, ...spec } as AdminCommand;
 }
@@ -100,6 +99,44 @@ function updateOf<S extends TSchema>(what: string, flags: FlagSpec, schema: S) {
   };
 }
 
+/**
+ * The `update`, `disable` and `delete` verbs of users, tokens and channels: the same three
+ * commands over each one's use cases. `usage` is the update's options.
+ */
+function editCommands<S extends TSchema>(
+  what: "user" | "token" | "channel",
+  spec: {
+    usage: string;
+    flags: FlagSpec;
+    schema: S;
+    deleteNote: string;
+    ops: {
+      update(s: AdminPorts, id: number, body: Static<S>): Promise<unknown>;
+      disable(s: AdminPorts, id: number): Promise<unknown>;
+      remove(s: AdminPorts, id: number): Promise<unknown>;
+    };
+  },
+): Record<string, AdminCommand> {
+  return {
+    [`${what} update`]: command<{ id: number; body: Static<S> }>({
+      usage: `${what} update ID ${spec.usage}`,
+      flags: spec.flags,
+      prepare: updateOf(what, spec.flags, spec.schema),
+      run: (s, p) => spec.ops.update(s, p.id, p.body),
+    }),
+    [`${what} disable`]: command({
+      usage: `${what} disable ID`,
+      prepare: oneId(what),
+      run: (s, id) => spec.ops.disable(s, id),
+    }),
+    [`${what} delete`]: command({
+      usage: `${what} delete ID   (${spec.deleteNote})`,
+      prepare: oneId(what),
+      run: (s, id) => spec.ops.remove(s, id),
+    }),
+  };
+}
+
 function priceKey(inv: Invocation, max = 2): { kind: PriceKind; name: string } {
   const [kind, name] = inv.positionals;
   if (kind === undefined || name === undefined) throw new UsageError("give the price's KIND and NAME");
@@ -136,22 +173,12 @@ export const COMMANDS: Record<string, AdminCommand> = {
     },
     run: (s, body) => people.createUser(s, body),
   }),
-  "user update": command<{ id: number; body: Static<typeof UpdateUserBody> }>({
-    usage:
-      "user update ID [--name NAME] [--group GROUP] [--status enabled|disabled] [--webhook-url URL|none] [--credit-line N]",
+  ...editCommands("user", {
+    usage: "[--name NAME] [--group GROUP] [--status enabled|disabled] [--webhook-url URL|none] [--credit-line N]",
     flags: USER_FLAGS,
-    prepare: updateOf("user", USER_FLAGS, UpdateUserBody),
-    run: (s, p) => people.updateUser(s, p.id, p.body),
-  }),
-  "user disable": command({
-    usage: "user disable ID",
-    prepare: oneId("user"),
-    run: (s, id) => people.disableUser(s, id),
-  }),
-  "user delete": command({
-    usage: "user delete ID   (revokes every token of the user; the record stays)",
-    prepare: oneId("user"),
-    run: (s, id) => people.deleteUser(s, id),
+    schema: UpdateUserBody,
+    deleteNote: "revokes every token of the user; the record stays",
+    ops: { update: people.updateUser, disable: people.disableUser, remove: people.deleteUser },
   }),
   "user topup": command({
     usage: "user topup --user ID --amount N [--reference REF] [--note TEXT]",
@@ -187,22 +214,13 @@ export const COMMANDS: Record<string, AdminCommand> = {
     },
     run: (s, p) => people.createToken(s, p.userId, p.body),
   }),
-  "token update": command<{ id: number; body: Static<typeof UpdateTokenBody> }>({
+  ...editCommands("token", {
     usage:
-      "token update ID [--name NAME] [--status enabled|disabled] [--models a,b|none] [--quota-limit N|none] [--expires-at UNIX|none] [--ip-allow a,b|none]",
+      "[--name NAME] [--status enabled|disabled] [--models a,b|none] [--quota-limit N|none] [--expires-at UNIX|none] [--ip-allow a,b|none]",
     flags: TOKEN_FLAGS,
-    prepare: updateOf("token", TOKEN_FLAGS, UpdateTokenBody),
-    run: (s, p) => people.updateToken(s, p.id, p.body),
-  }),
-  "token disable": command({
-    usage: "token disable ID",
-    prepare: oneId("token"),
-    run: (s, id) => people.disableToken(s, id),
-  }),
-  "token delete": command({
-    usage: "token delete ID   (revokes it for good)",
-    prepare: oneId("token"),
-    run: (s, id) => people.deleteToken(s, id),
+    schema: UpdateTokenBody,
+    deleteNote: "revokes it for good",
+    ops: { update: people.updateToken, disable: people.disableToken, remove: people.deleteToken },
   }),
   "channel list": command({ usage: "channel list", prepare: noPositionals, run: (s) => catalog.listChannels(s) }),
   "channel types": command({
@@ -225,21 +243,12 @@ export const COMMANDS: Record<string, AdminCommand> = {
     },
     run: (s, body) => catalog.createChannel(s, body),
   }),
-  "channel update": command<{ id: number; body: Static<typeof UpdateChannelBody> }>({
-    usage: "channel update ID [any option of channel create] [--status enabled|disabled]",
+  ...editCommands("channel", {
+    usage: "[any option of channel create] [--status enabled|disabled]",
     flags: CHANNEL_FLAGS,
-    prepare: updateOf("channel", CHANNEL_FLAGS, UpdateChannelBody),
-    run: (s, p) => catalog.updateChannel(s, p.id, p.body),
-  }),
-  "channel disable": command({
-    usage: "channel disable ID",
-    prepare: oneId("channel"),
-    run: (s, id) => catalog.disableChannel(s, id),
-  }),
-  "channel delete": command({
-    usage: "channel delete ID   (refused while unfinished tasks use it)",
-    prepare: oneId("channel"),
-    run: (s, id) => catalog.deleteChannel(s, id),
+    schema: UpdateChannelBody,
+    deleteNote: "refused while unfinished tasks use it",
+    ops: { update: catalog.updateChannel, disable: catalog.disableChannel, remove: catalog.deleteChannel },
   }),
   "price list": command({ usage: "price list", prepare: noPositionals, run: (s) => catalog.listPrices(s) }),
   "price show": command({

@@ -7,8 +7,11 @@ import { type TObject, type TProperties, type TSchema, Type } from "@sinclair/ty
  * but TypeBox and itself, so that it runs in the browser too.
  */
 
-/** Marks a field as shown but not changed by a PATCH (it is accepted there and ignored). */
-export const ReadOnly = <T extends TSchema>(schema: T): T => ({ ...schema, readOnly: true });
+/**
+ * Marks a field as shown but not changed by a PATCH (it is accepted there and ignored). The mark
+ * is in the schema's type too, so that the fields a use case changes can be checked against it.
+ */
+export const ReadOnly = <T extends TSchema>(schema: T): T & { readOnly: true } => ({ ...schema, readOnly: true });
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 export const UnixSeconds = Type.Integer({ minimum: 0, description: "Unix seconds" });

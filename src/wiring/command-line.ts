@@ -1,5 +1,5 @@
-import type { AdminStores } from "../admin/admin-stores.js";
 import type { Config } from "../config/load.js";
+import type { AdminPorts } from "../core/admin/ports.js";
 import type { ChangeTopic } from "../events/change-bus.js";
 import { Channels } from "../store/channels.js";
 import { ConsoleAccounts } from "../store/console-accounts.js";
@@ -12,14 +12,15 @@ import { Settings } from "../store/settings.js";
 import { Tokens } from "../store/tokens.js";
 import { Users } from "../store/users.js";
 import { vendors } from "../upstreams/registry.js";
+import { adminPorts } from "./admin-ports.js";
 
 /**
  * What one command of the command line works on: the configured store, migrated, seen through
  * the same classes a gateway uses, and closed when the command is done.
  */
 export interface CommandStore {
-  /** The admin operations' stores; `announce` collects what changed into `changed`. */
-  admin(config: Config, changed: Set<ChangeTopic>): AdminStores;
+  /** The ports of the operator's use cases; `announce` collects what changed into `changed`. */
+  admin(config: Config, changed: Set<ChangeTopic>): AdminPorts;
   /** The settings table (the admin key's hash). */
   settings: Settings;
   /** Console operator accounts and their sessions. */
@@ -36,19 +37,20 @@ export function openCommandStore(config: Pick<Config, "databaseUrl">): CommandSt
     migrate: async () => {
       await migrateToLatest(store);
     },
-    admin: (settings, changed) => ({
-      users: new Users(store.db),
-      tokens: new Tokens(store.db),
-      channels: new Channels(store.db),
-      prices: new PriceBook(store.db),
-      ledger: Ledger.forStore(store),
-      vendors,
-      allowPrivateWebhooks: settings.webhooks.allowPrivateUrls,
-      // Told to running gateways through Redis after the command, when Redis is configured.
-      announce: async (topic) => {
-        changed.add(topic);
-      },
-    }),
+    admin: (config, changed) =>
+      adminPorts({
+        users: new Users(store.db),
+        tokens: new Tokens(store.db),
+        channels: new Channels(store.db),
+        prices: new PriceBook(store.db),
+        ledger: Ledger.forStore(store),
+        vendors,
+        config,
+        // Told to running gateways through Redis after the command, when Redis is configured.
+        announce: async (topic) => {
+          changed.add(topic);
+        },
+      }),
     settings: new Settings(store.db),
     operators: { accounts: new ConsoleAccounts(store.db), sessions: new ConsoleSessions(store.db) },
     close: () => store.close(),

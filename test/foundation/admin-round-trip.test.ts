@@ -1,8 +1,8 @@
 import { Value } from "@sinclair/typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChannelView } from "../../src/admin/channel-contracts.js";
-import { channelView, priceView, tokenView, userView } from "../../src/admin/views.js";
 import { PriceView, TokenView, UserView } from "../../src/contracts/admin.js";
+import { channelView, priceView, tokenView, userView } from "../../src/core/admin/views.js";
+import { ChannelView } from "../../src/wiring/admin-ports.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 

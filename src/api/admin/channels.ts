@@ -1,10 +1,8 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type TProperties, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { type AdminStores, notFound } from "../../admin/admin-stores.js";
-import * as ops from "../../admin/catalog-operations.js";
-import { ChannelTypeView, ChannelView, CreateChannelBody, UpdateChannelBody } from "../../admin/channel-contracts.js";
 import {
+  channelContracts,
   GroupParams,
   GroupRatioView,
   PriceParams,
@@ -13,21 +11,33 @@ import {
   SetPriceBody,
   UpdatePriceBody,
 } from "../../contracts/admin.js";
-import { Envelope, IdParams, ok } from "../../contracts/common.js";
+import { channelTypeContract } from "../../contracts/channel-types.js";
+import { IdParams, ok } from "../../contracts/common.js";
 import { ChannelTestView } from "../../contracts/records.js";
+import * as ops from "../../core/admin/catalog.js";
+import type { AdminPorts } from "../../core/admin/ports.js";
+import type { ChannelView } from "../../core/admin/shapes.js";
+import { ChannelSettingsApiSchema } from "../../core/channel-settings.js";
+import { CAPABILITIES } from "../../core/vendor-adapter.js";
+import type { VendorRegistry } from "../../core/vendor-registry.js";
 import { testChannel } from "../../routing/channel-probe.js";
-import type { OperatorLists } from "./admin-deps.js";
+import { answers, type OperatorLists } from "./admin-deps.js";
 
 const Deleted = (identity: TProperties) =>
   Type.Object({ ...identity, deleted: Type.Literal(true) }, { additionalProperties: false });
-const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 
 /** Channels (never with their key, with their health), prices and group ratios. */
 export async function channelAdminRoutes(
   base: FastifyInstance,
-  opts: { lists: OperatorLists; stores: AdminStores; testTimeoutMs?: number },
+  opts: { lists: OperatorLists; admin: AdminPorts; vendors: VendorRegistry; testTimeoutMs?: number },
 ) {
-  const { lists, stores: s } = opts;
+  const { lists, admin: s } = opts;
+  // A channel's type is one of the registry's, its settings core's: a type it does not know is refused.
+  const { ChannelView, CreateChannelBody, UpdateChannelBody } = channelContracts(
+    opts.vendors.types,
+    ChannelSettingsApiSchema,
+  );
+  const ChannelTypeView = channelTypeContract(CAPABILITIES);
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const id = (params: { id: string }) => Number(params.id);
 
@@ -82,9 +92,8 @@ export async function channelAdminRoutes(
       },
     },
     async (request) => {
-      const channel = await s.channels.get(id(request.params));
-      if (!channel) throw notFound("channel", id(request.params));
-      const result = await testChannel(s.vendors, channel, opts.testTimeoutMs ?? 5000);
+      const channel = await ops.getChannel(s, id(request.params));
+      const result = await testChannel(opts.vendors, channel, opts.testTimeoutMs ?? 5000);
       return ok({ ok: result.ok, latency_ms: result.latencyMs, error: result.error });
     },
   );
@@ -171,7 +180,7 @@ export async function channelAdminRoutes(
   app.get(
     "/group-ratios",
     { schema: { summary: "List group ratios", response: answers(Type.Array(GroupRatioView)) } },
-    async () => ok(await s.prices.listGroupRatios()),
+    async () => ok(await ops.listGroupRatios(s)),
   );
 
   app.put(

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AdminStores } from "../../admin/admin-stores.js";
 import { adminKeyMatches } from "../../auth/admin-key.js";
 import { bearerKey } from "../../auth/credentials.js";
 import { GatewayError } from "../../core/errors.js";
@@ -34,18 +33,8 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
     await deps.limits.failAuthentication(request.ip);
     throw new GatewayError("GW_ERR_ADMIN_UNAUTHENTICATED");
   });
-  const stores: AdminStores = {
-    users: deps.users,
-    tokens: deps.tokens,
-    channels: deps.channels,
-    prices: deps.prices,
-    ledger: deps.ledger,
-    vendors: deps.vendors,
-    allowPrivateWebhooks: deps.config.webhooks.allowPrivateUrls,
-    announce: deps.announce,
-  };
-  await app.register(userAdminRoutes, { stores, lists: deps.operatorLists });
-  await app.register(channelAdminRoutes, { lists: deps.operatorLists, stores });
+  await app.register(userAdminRoutes, { admin: deps.admin, lists: deps.operatorLists });
+  await app.register(channelAdminRoutes, { admin: deps.admin, vendors: deps.vendors, lists: deps.operatorLists });
   await app.register(recordAdminRoutes, { lists: deps.operatorLists });
   await app.register(overviewAdminRoutes, { lists: deps.operatorLists });
 }

@@ -1,19 +1,23 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { notFound } from "../../admin/admin-stores.js";
 import { TaskListQuery, WebhookListQuery } from "../../contracts/admin.js";
-import { Envelope, IdParams, limitOf, ok } from "../../contracts/common.js";
+import { IdParams, limitOf, ok } from "../../contracts/common.js";
 import { AdminTaskView, RequestLogView, TaskDetailView, WebhookDeliveryView } from "../../contracts/records.js";
+import { notFound } from "../../core/admin/checks.js";
 import { GatewayError } from "../../core/errors.js";
 import type { TaskRow } from "../../store/task-reads.js";
 import type { WebhookDelivery } from "../../store/webhook-deliveries.js";
-import type { OperatorLists } from "./admin-deps.js";
+import { answers, type OperatorLists } from "./admin-deps.js";
 import { RequestLogQuery, TaskIdParams } from "./ops-schemas.js";
 
-const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
 const num = (v: string | undefined) => (v === undefined ? undefined : Number(v));
 const orNull = (v: number | string | null) => (v === null ? null : Number(v));
+
+/** The filters every record list takes (its user, its task) and its page: 50 rows unless asked. */
+function recordPage(q: { user_id?: string; task_id?: string; after?: string; limit?: string }) {
+  return { userId: num(q.user_id), taskId: q.task_id, after: num(q.after), limit: limitOf(q.limit, 50, 1000) };
+}
 
 function taskView(r: TaskRow): Static<typeof AdminTaskView> {
   return {
@@ -84,13 +88,10 @@ export async function recordAdminRoutes(base: FastifyInstance, opts: { lists: Op
     async (request) => {
       const q = request.query;
       const rows = await lists.tasks({
-        userId: num(q.user_id),
+        ...recordPage(q),
         status: q.status,
         platform: q.platform,
         channelId: num(q.channel_id),
-        taskId: q.task_id,
-        after: num(q.after),
-        limit: limitOf(q.limit, 50, 1000),
       });
       return ok(rows.map(taskView));
     },
@@ -141,13 +142,7 @@ export async function recordAdminRoutes(base: FastifyInstance, opts: { lists: Op
     },
     async (request) => {
       const q = request.query;
-      const rows = await lists.webhookDeliveries({
-        userId: num(q.user_id),
-        taskId: q.task_id,
-        status: q.status,
-        after: num(q.after),
-        limit: limitOf(q.limit, 50, 1000),
-      });
+      const rows = await lists.webhookDeliveries({ ...recordPage(q), status: q.status });
       return ok(rows.map(deliveryView));
     },
   );
@@ -189,12 +184,10 @@ export async function recordAdminRoutes(base: FastifyInstance, opts: { lists: Op
     async (request) => {
       const q = request.query;
       const rows = await lists.requestLogs({
-        userId: num(q.user_id),
+        ...recordPage(q),
         channelId: num(q.channel_id),
         model: q.model,
         status: num(q.status),
-        after: num(q.after),
-        limit: limitOf(q.limit, 50, 1000),
       });
       return ok(
         rows.map((r) => ({

@@ -1,9 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import type { AdminStores } from "../../admin/admin-stores.js";
-import * as ops from "../../admin/user-operations.js";
-import { userView } from "../../admin/views.js";
 import {
   CreatedTokenView,
   CreatedUserView,
@@ -16,17 +13,17 @@ import {
   UpdateUserBody,
   UserView,
 } from "../../contracts/admin.js";
-import { Envelope, IdParams, ListQuery, limitOf, ok } from "../../contracts/common.js";
+import { IdParams, ListQuery, limitOf, ok } from "../../contracts/common.js";
 import { LedgerEntryView, TopUpView } from "../../contracts/records.js";
-import { shownReference } from "../../core/top-up-reference.js";
-import type { OperatorLists } from "./admin-deps.js";
+import type { AdminPorts } from "../../core/admin/ports.js";
+import * as ops from "../../core/admin/users.js";
+import { userView } from "../../core/admin/views.js";
+import { answers, type OperatorLists } from "./admin-deps.js";
 import { UserListQuery } from "./ops-schemas.js";
 
-const answers = <T extends Parameters<typeof Envelope>[0]>(data: T) => ({ 200: Envelope(data) });
-
 /** Users, their balance, top-ups, ledger and tokens. */
-export async function userAdminRoutes(base: FastifyInstance, opts: { stores: AdminStores; lists: OperatorLists }) {
-  const s = opts.stores;
+export async function userAdminRoutes(base: FastifyInstance, opts: { admin: AdminPorts; lists: OperatorLists }) {
+  const s = opts.admin;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const id = (params: { id: string }) => Number(params.id);
 
@@ -131,23 +128,11 @@ export async function userAdminRoutes(base: FastifyInstance, opts: { stores: Adm
       },
     },
     async (request) => {
-      const user = await ops.getUser(s, id(request.params));
-      const rows = await s.ledger.entries(Number(user.id), {
+      const page = {
         limit: limitOf(request.query.limit, 100, 1000),
         beforeId: request.query.before === undefined ? undefined : Number(request.query.before),
-      });
-      return ok(
-        rows.map((r) => ({
-          id: Number(r.id),
-          user_id: Number(r.user_id),
-          token_id: r.token_id === null ? null : Number(r.token_id),
-          kind: r.kind,
-          amount: Number(r.amount),
-          reference: shownReference(r),
-          note: r.note,
-          created_at: Number(r.created_at),
-        })),
-      );
+      };
+      return ok(await ops.userLedger(s, id(request.params), page));
     },
   );
 

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { notFound } from "../../admin/admin-stores.js";
 import { Envelope, IdParams, ok } from "../../contracts/common.js";
 import { ConsoleSettingsView, InviteCreated } from "../../contracts/console.js";
+import { notFound } from "../../core/admin/checks.js";
 import { GatewayError } from "../../core/errors.js";
 import { sha256Hex, unixNow } from "../../core/ids.js";
 import { type ConsoleRouteDeps, SELF_SIGNUP_SETTING, selfSignupOn } from "./route-deps.js";

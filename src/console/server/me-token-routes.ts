@@ -1,7 +1,6 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import * as ops from "../../admin/user-operations.js";
 import { CreatedTokenView, TokenView } from "../../contracts/admin.js";
 import {
   NewTokenBody,
@@ -11,9 +10,10 @@ import {
   TokenIdParams,
   WebhookAnswer,
 } from "../../contracts/console.js";
+import * as ops from "../../core/admin/users.js";
 import { GatewayError } from "../../core/errors.js";
 import { unixNow } from "../../core/ids.js";
-import { type ConsoleRouteDeps, requireUser, storesOf } from "./route-deps.js";
+import { type ConsoleRouteDeps, requireUser } from "./route-deps.js";
 
 /** How long a playground token works (seconds). */
 export const PLAYGROUND_TOKEN_SECONDS = 3600;
@@ -22,7 +22,7 @@ export const PLAYGROUND_TOKEN_NAME = "console playground";
 /** A user's own tokens, webhook and playground token. */
 export async function consoleMeTokenRoutes(base: FastifyInstance, opts: { deps: ConsoleRouteDeps }) {
   const { deps } = opts;
-  const s = storesOf(deps);
+  const s = deps.admin;
   const app = base.withTypeProvider<TypeBoxTypeProvider>();
   const webhookOf = async (userId: number) => {
     const user = await ops.getUser(s, userId);

@@ -1,13 +1,21 @@
 import type { FastifyRequest } from "fastify";
-import type { AdminStores } from "../../admin/admin-stores.js";
 import type { Config } from "../../config/load.js";
+import type { AdminPorts } from "../../core/admin/ports.js";
 import { GatewayError } from "../../core/errors.js";
+import type { Ledger } from "../../store/ledger.js";
+import type { Tokens } from "../../store/tokens.js";
 import type { UserImages } from "../../store/user-images.js";
+import type { Users } from "../../store/users.js";
 import type { ConsoleSession } from "./console-auth.js";
 import type { ConsoleServices } from "./console-services.js";
 
 /** What the console's API uses. */
-export interface ConsoleRouteDeps extends Omit<AdminStores, "allowPrivateWebhooks"> {
+export interface ConsoleRouteDeps {
+  /** The operator's use cases, which a user's own tokens and webhook go through too. */
+  admin: AdminPorts;
+  users: Users;
+  tokens: Tokens;
+  ledger: Ledger;
   config: Pick<Config, "console" | "bodies" | "webhooks">;
   console: ConsoleServices;
   userImages: Pick<UserImages, "list">;
@@ -20,11 +28,6 @@ export const SELF_SIGNUP_SETTING = "console_self_signup";
 
 export async function selfSignupOn(deps: Pick<ConsoleRouteDeps, "console">): Promise<boolean> {
   return (await deps.console.settings.get<boolean>(SELF_SIGNUP_SETTING)) === true;
-}
-
-/** The admin operations' view of the stores, as the console's user routes reuse them. */
-export function storesOf(deps: ConsoleRouteDeps): AdminStores {
-  return { ...deps, allowPrivateWebhooks: deps.config.webhooks.allowPrivateUrls };
 }
 
 /** The request's session: 401 without one. */

@@ -1,25 +1,27 @@
-import type { Static } from "@sinclair/typebox";
-import { PriceView, type SetPriceBody, type UpdatePriceBody } from "../contracts/admin.js";
-import { writableFields } from "../contracts/common.js";
-import type { ChannelInput } from "../core/channel.js";
-import { settingsFromApi } from "../core/channel-settings.js";
-import { GatewayError } from "../core/errors.js";
-import type { PriceKind } from "../store/prices.js";
-import { type AdminStores, assertSameIdentity, notFound } from "./admin-stores.js";
+import type { Channel, ChannelInput } from "../channel.js";
+import { settingsFromApi } from "../channel-settings.js";
+import { GatewayError } from "../errors.js";
+import { assertSameIdentity, found, notFound, refused } from "./checks.js";
+import type { AdminPorts, PriceKind } from "./ports.js";
 import {
+  CHANNEL_WRITABLE,
+  type ChannelPatch,
   type ChannelTypeView,
-  ChannelView,
-  type CreateChannelBody,
-  type UpdateChannelBody,
-} from "./channel-contracts.js";
-import { channelTypeViews } from "./channel-types.js";
-import { channelView, priceView } from "./views.js";
+  type ChannelView,
+  type CreateChannelInput,
+  type GroupRatioInput,
+  type GroupRatioView,
+  PRICE_WRITABLE,
+  type PricePatch,
+  type PriceView,
+  type SetPriceInput,
+  writableFields,
+} from "./shapes.js";
+import { channelTypeViews, channelView, priceView } from "./views.js";
 
 /** Channels, prices and group ratios as operators manage them, over HTTP and from the command line. */
 
-type ChannelFields = Partial<Static<typeof CreateChannelBody>>;
-
-function channelInput(b: ChannelFields): Partial<ChannelInput> {
+function channelInput(b: Partial<CreateChannelInput>): Partial<ChannelInput> {
   return {
     name: b.name,
     type: b.type,
@@ -37,21 +39,24 @@ function channelInput(b: ChannelFields): Partial<ChannelInput> {
 }
 
 /** Every channel type: what it serves and the settings its calls read. */
-export function listChannelTypes(s: Pick<AdminStores, "vendors">): ChannelTypeView[] {
+export function listChannelTypes(s: Pick<AdminPorts, "vendors">): ChannelTypeView[] {
   return channelTypeViews(s.vendors);
 }
 
-export async function listChannels(s: AdminStores): Promise<ChannelView[]> {
+export async function listChannels(s: AdminPorts): Promise<ChannelView[]> {
   return (await s.channels.list()).map(channelView);
 }
 
-export async function showChannel(s: AdminStores, id: number): Promise<ChannelView> {
-  const channel = await s.channels.get(id);
-  if (!channel) throw notFound("channel", id);
-  return channelView(channel);
+/** The channel as stored, its key included (for its test); a 404 when there is none. */
+export async function getChannel(s: AdminPorts, id: number): Promise<Channel> {
+  return found(await s.channels.get(id), "channel", id);
 }
 
-export async function createChannel(s: AdminStores, body: Static<typeof CreateChannelBody>): Promise<ChannelView> {
+export async function showChannel(s: AdminPorts, id: number): Promise<ChannelView> {
+  return channelView(await getChannel(s, id));
+}
+
+export async function createChannel(s: AdminPorts, body: CreateChannelInput): Promise<ChannelView> {
   const channel = await s.channels.create(channelInput(body) as ChannelInput);
   await s.announce("channels");
   return channelView(channel);
@@ -61,43 +66,32 @@ export async function createChannel(s: AdminStores, body: Static<typeof CreateCh
  * Applies the writable fields (and the key) of a body shaped like a GET answer. `auto_disabled`
  * is the gateway's to set: sent back unchanged it is ignored, asked for otherwise it is refused.
  */
-export async function updateChannel(
-  s: AdminStores,
-  id: number,
-  body: Static<typeof UpdateChannelBody>,
-): Promise<ChannelView> {
+export async function updateChannel(s: AdminPorts, id: number, body: ChannelPatch): Promise<ChannelView> {
   assertSameIdentity(body, { id });
-  const current = await s.channels.get(id);
-  if (!current) throw notFound("channel", id);
-  const { status, ...fields }: Partial<Static<typeof UpdateChannelBody>> = writableFields(ChannelView, body);
+  const current = await getChannel(s, id);
+  const { status, ...writable } = writableFields(CHANNEL_WRITABLE, body);
+  const fields: Partial<CreateChannelInput> = writable;
   if (body.key !== undefined) fields.key = body.key;
-  if (status === "auto_disabled") {
-    if (current.status !== "auto_disabled") {
-      throw new GatewayError(
-        "GW_ERR_VALIDATION",
-        "body.status auto_disabled is set by the gateway; send enabled or disabled",
-        { param: "status" },
-      );
-    }
+  if (status === "auto_disabled" && current.status !== "auto_disabled") {
+    throw refused("status", "auto_disabled is set by the gateway; send enabled or disabled");
   }
   const patch = channelInput({ ...fields, status: status === "auto_disabled" ? undefined : status });
   const channel = await s.channels.update(id, {
     ...patch,
     statusReason: patch.status === "disabled" ? "disabled by operator" : undefined,
   });
-  if (!channel) throw notFound("channel", id);
+  const changed = found(channel, "channel", id);
   await s.announce("channels");
-  return channelView(channel);
+  return channelView(changed);
 }
 
-export async function disableChannel(s: AdminStores, id: number): Promise<ChannelView> {
+export async function disableChannel(s: AdminPorts, id: number): Promise<ChannelView> {
   return updateChannel(s, id, { status: "disabled" });
 }
 
 /** Deletes a channel that no unfinished task is bound to (disable it and let them end first). */
-export async function deleteChannel(s: AdminStores, id: number): Promise<{ id: number; deleted: true }> {
-  const outcome = await s.channels.remove(id);
-  if (!outcome) throw notFound("channel", id);
+export async function deleteChannel(s: AdminPorts, id: number): Promise<{ id: number; deleted: true }> {
+  const outcome = found(await s.channels.remove(id), "channel", id);
   if (!outcome.deleted) {
     throw new GatewayError(
       "GW_ERR_CONFLICT",
@@ -108,18 +102,16 @@ export async function deleteChannel(s: AdminStores, id: number): Promise<{ id: n
   return { id, deleted: true };
 }
 
-export async function listPrices(s: AdminStores): Promise<PriceView[]> {
+export async function listPrices(s: AdminPorts): Promise<PriceView[]> {
   return (await s.prices.listPrices()).map(priceView);
 }
 
-export async function showPrice(s: AdminStores, kind: PriceKind, name: string): Promise<PriceView> {
-  const row = await s.prices.getPrice(kind, name);
-  if (!row) throw notFound("price", `${kind}/${name}`);
-  return priceView(row);
+export async function showPrice(s: AdminPorts, kind: PriceKind, name: string): Promise<PriceView> {
+  return priceView(found(await s.prices.getPrice(kind, name), "price", `${kind}/${name}`));
 }
 
 /** Creates or replaces a price: fields not given take their defaults (0, cached ratio 1). */
-export async function setPrice(s: AdminStores, b: Static<typeof SetPriceBody>): Promise<PriceView> {
+export async function setPrice(s: AdminPorts, b: SetPriceInput): Promise<PriceView> {
   await s.prices.setPrice({
     kind: b.kind,
     name: b.name,
@@ -133,15 +125,10 @@ export async function setPrice(s: AdminStores, b: Static<typeof SetPriceBody>): 
 }
 
 /** Changes some fields of an existing price; the others keep their value. */
-export async function updatePrice(
-  s: AdminStores,
-  kind: PriceKind,
-  name: string,
-  body: Static<typeof UpdatePriceBody>,
-): Promise<PriceView> {
+export async function updatePrice(s: AdminPorts, kind: PriceKind, name: string, body: PricePatch): Promise<PriceView> {
   assertSameIdentity(body, { kind, name });
   const current = await showPrice(s, kind, name);
-  const b = writableFields(PriceView, body);
+  const b = writableFields(PRICE_WRITABLE, body);
   return setPrice(s, {
     kind,
     name,
@@ -154,7 +141,7 @@ export async function updatePrice(
 
 /** Deletes a price: requests that need it are refused until a price is set again. */
 export async function deletePrice(
-  s: AdminStores,
+  s: AdminPorts,
   kind: PriceKind,
   name: string,
 ): Promise<{ kind: PriceKind; name: string; deleted: true }> {
@@ -163,11 +150,11 @@ export async function deletePrice(
   return { kind, name, deleted: true };
 }
 
-export async function setGroupRatio(
-  s: AdminStores,
-  group: string,
-  body: { group?: string; ratio: number },
-): Promise<{ group: string; ratio: number }> {
+export async function listGroupRatios(s: AdminPorts): Promise<GroupRatioView[]> {
+  return s.prices.listGroupRatios();
+}
+
+export async function setGroupRatio(s: AdminPorts, group: string, body: GroupRatioInput): Promise<GroupRatioView> {
   assertSameIdentity(body, { group });
   await s.prices.setGroupRatio(group, body.ratio);
   await s.announce("prices");

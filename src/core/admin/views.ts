@@ -1,15 +1,13 @@
-import type { PriceView, TokenView, UserView } from "../contracts/admin.js";
-import type { Channel } from "../core/channel.js";
-import { settingsToApi } from "../core/channel-settings.js";
-import type { PriceRow } from "../store/prices.js";
-import type { TokenRow } from "../store/tokens.js";
-import type { UserRow } from "../store/users.js";
-import type { ChannelView } from "./channel-contracts.js";
+import type { Channel } from "../channel.js";
+import { settingSpecs, settingsToApi } from "../channel-settings.js";
+import { shownReference } from "../top-up-reference.js";
+import type { AdminPorts, LedgerRecord, PriceRecord, TokenRecord, UserRecord } from "./ports.js";
+import type { ChannelTypeView, ChannelView, LedgerEntryView, PriceView, TokenView, UserView } from "./shapes.js";
 
-/** The admin contracts' views built from the store's rows and core's records. */
+/** The views the admin API answers with, built from the store's records. */
 
 /** A user as the admin API shows it (the webhook secret never leaves the store). */
-export function userView(u: UserRow): UserView {
+export function userView(u: UserRecord): UserView {
   return {
     id: Number(u.id),
     name: u.name,
@@ -26,7 +24,7 @@ export function userView(u: UserRow): UserView {
 }
 
 /** A token as the admin API lists it: no key, no hash. */
-export function tokenView(t: TokenRow): TokenView {
+export function tokenView(t: TokenRecord): TokenView {
   return {
     id: Number(t.id),
     user_id: Number(t.user_id),
@@ -73,7 +71,7 @@ export function channelView(c: Channel): ChannelView {
   };
 }
 
-export function priceView(r: PriceRow): PriceView {
+export function priceView(r: PriceRecord): PriceView {
   return {
     kind: r.kind as PriceView["kind"],
     name: r.name,
@@ -83,4 +81,35 @@ export function priceView(r: PriceRow): PriceView {
     cached_ratio: Number(r.cached_ratio),
     updated_at: Number(r.updated_at),
   };
+}
+
+/** A ledger row with the top-up reference as the operator gave it. */
+export function ledgerEntryView(r: LedgerRecord): LedgerEntryView {
+  return {
+    id: Number(r.id),
+    user_id: Number(r.user_id),
+    token_id: r.token_id === null ? null : Number(r.token_id),
+    kind: r.kind,
+    amount: Number(r.amount),
+    reference: shownReference(r),
+    note: r.note,
+    created_at: Number(r.created_at),
+  };
+}
+
+/** Every channel type of the registry, in its order. */
+export function channelTypeViews(registry: AdminPorts["vendors"]): ChannelTypeView[] {
+  return registry.adapters.map(
+    (adapter): ChannelTypeView => ({
+      type: adapter.type,
+      description: adapter.description,
+      capabilities: registry.capabilitiesOf(adapter),
+      task_platforms: registry.platformsOf(adapter),
+      settings: settingSpecs(adapter.settings).map((s) => ({
+        name: s.name,
+        description: typeof s.schema.description === "string" ? s.schema.description : "",
+        schema: s.schema,
+      })),
+    }),
+  );
 }
