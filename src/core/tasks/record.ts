@@ -46,7 +46,8 @@ export interface StoredTaskData {
   clips?: Clip[];
 }
 
-function parseObject(text: string): Record<string, unknown> {
+/** A stored JSON object's text as an object: anything else (bad JSON, an array, null) as an empty one. */
+export function parseObject(text: string): Record<string, unknown> {
   try {
     const v = JSON.parse(text);
     return v && typeof v === "object" && !Array.isArray(v) ? v : {};

@@ -1,5 +1,6 @@
 import { DEFAULT_VIDEO_SECONDS, DEFAULT_VIDEO_SIZE, type VideoBody } from "../tasks/kinds/video-body.js";
 import type { StoredTask } from "../tasks/ports.js";
+import { parseObject } from "../tasks/record.js";
 
 /** The video object of the OpenAI Videos API: what the gateway answers, and the simulated upstream too. */
 export interface VideoObject {
@@ -28,15 +29,6 @@ const VARIANT_FIELD: Record<VideoVariant, string> = {
   spritesheet: "spritesheet_url",
 };
 
-function parseObject(text: string): Record<string, any> {
-  try {
-    const v = JSON.parse(text);
-    return v && typeof v === "object" && !Array.isArray(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
-
 function statusOf(status: string): VideoObject["status"] {
   if (status === "SUCCESS") return "completed";
   if (status === "FAILURE") return "failed";
@@ -52,7 +44,7 @@ export function videoExpiresAt(finishTime: number, retentionSeconds: number): nu
 /** Renders a stored video task as the API's video object. */
 export function renderVideo(row: StoredTask, retentionSeconds: number): VideoObject {
   const body = parseObject(row.request_body) as Partial<VideoBody>;
-  const props = parseObject(row.properties);
+  const props = parseObject(row.properties) as Record<string, any>;
   const status = statusOf(row.status);
   const done = status === "completed";
   const percent = Number.parseInt(row.progress, 10);
@@ -78,7 +70,7 @@ export function renderVideo(row: StoredTask, retentionSeconds: number): VideoObj
  * the stored copy's URL); a variant without a stored file is absent.
  */
 export function videoFileKeys(data: string): Partial<Record<VideoVariant, string>> {
-  const clip = parseObject(data).clips?.[0];
+  const clip = (parseObject(data) as { clips?: Array<Record<string, unknown>> }).clips?.[0];
   const out: Partial<Record<VideoVariant, string>> = {};
   if (!clip || typeof clip !== "object") return out;
   for (const variant of VIDEO_VARIANTS) {
