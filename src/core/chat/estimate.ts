@@ -1,6 +1,6 @@
 import { estimateTextTokens } from "../metering/token-settlement.js";
 import type { TokenUsage } from "../pricing.js";
-import type { ChatMessage, ChatPart, ChatRequest } from "./canonical.js";
+import type { ChatMessage, ChatPart, ChatReasoningEffort, ChatRequest } from "./canonical.js";
 
 /**
  * Input tokens one image may cost at most on any upstream (Gemini bills 258, Anthropic about
@@ -59,8 +59,25 @@ export function inputTokenEstimate(request: ChatRequest): number {
   return estimateTextTokens(size.chars) + size.images * 258;
 }
 
-/** The usage held before the call: the input bound and the most output the request allows. */
+/**
+ * The thinking budget an upstream that thinks on a budget is given for each reasoning effort
+ * (Google's mapping of OpenAI's words; 1024 is Anthropic's least budget, so `minimal` is 1024
+ * there and off on Gemini). Such an upstream bills the thinking as output on top of the answer's
+ * own limit, so the hold counts it too.
+ */
+export const THINKING_BUDGET: Record<ChatReasoningEffort, number> = {
+  minimal: 1024,
+  low: 1024,
+  medium: 8192,
+  high: 24576,
+};
+
+/**
+ * The usage held before the call: the input bound and the most output the request allows, its
+ * thinking budget included when it asks for a reasoning effort.
+ */
 export function holdUsage(request: ChatRequest, modelMaxOutputTokens: number): TokenUsage {
-  const perChoice = request.maxOutputTokens ?? modelMaxOutputTokens;
+  const thinking = request.reasoningEffort ? THINKING_BUDGET[request.reasoningEffort] : 0;
+  const perChoice = (request.maxOutputTokens ?? modelMaxOutputTokens) + thinking;
   return { promptTokens: inputTokenBound(request), outputTokens: perChoice * request.n, cachedTokens: 0 };
 }

@@ -29,9 +29,12 @@ export function usageFromAnthropic(usage: unknown): ChatUsage | null {
 export function answerFromAnthropic(body: unknown, fallbackModel: string): ChatAnswer {
   const b = (body ?? {}) as Record<string, any>;
   let text = "";
+  let reasoning = "";
   const toolCalls: ChatToolCall[] = [];
   for (const block of Array.isArray(b.content) ? b.content : []) {
     if (block?.type === "text" && typeof block.text === "string") text += block.text;
+    // Extended thinking (asked for through reasoning_effort) is the choice's reasoning.
+    if (block?.type === "thinking" && typeof block.thinking === "string") reasoning += block.thinking;
     if (block?.type === "tool_use") {
       toolCalls.push({
         id: String(block.id ?? ""),
@@ -46,6 +49,7 @@ export function answerFromAnthropic(body: unknown, fallbackModel: string): ChatA
       {
         index: 0,
         text,
+        ...(reasoning ? { reasoning } : {}),
         toolCalls,
         finishReason: finishFromStopReason(b.stop_reason),
         stopSequence: typeof b.stop_sequence === "string" ? b.stop_sequence : null,
@@ -84,11 +88,15 @@ export class AnthropicEventReader {
         }
         if (b.type === "text" && typeof b.text === "string" && b.text !== "")
           return [{ type: "text", choice: 0, text: b.text }];
+        if (b.type === "thinking" && typeof b.thinking === "string" && b.thinking !== "")
+          return [{ type: "reasoning", choice: 0, text: b.thinking }];
         return [];
       }
       case "content_block_delta": {
         const d = e.delta ?? {};
         if (d.type === "text_delta" && typeof d.text === "string") return [{ type: "text", choice: 0, text: d.text }];
+        if (d.type === "thinking_delta" && typeof d.thinking === "string" && d.thinking !== "")
+          return [{ type: "reasoning", choice: 0, text: d.thinking }];
         if (d.type === "input_json_delta" && typeof d.partial_json === "string" && d.partial_json !== "") {
           const index = this.toolIndex.get(Number(e.index)) ?? 0;
           return [{ type: "tool_call_delta", choice: 0, index, arguments: d.partial_json }];

@@ -5,6 +5,7 @@ import type {
   ChatRequest,
   ChatToolChoice,
 } from "../../core/chat/canonical.js";
+import { THINKING_BUDGET } from "../../core/chat/estimate.js";
 import type { Untranslatable } from "../../core/chat/ports.js";
 import { openAiOnlyRefusal, parsedArguments, spokenParts } from "../../core/chat/wire-helpers.js";
 
@@ -67,17 +68,6 @@ function wireToolChoice(choice: ChatToolChoice): Block {
   if (choice.kind === "tool") return { type: "tool", name: choice.name };
   return { type: choice.kind };
 }
-
-/**
- * Extended thinking's `budget_tokens` for each reasoning effort: Gemini's budgets for the same
- * words (Google's mapping of OpenAI's `reasoning_effort`), `minimal` at Anthropic's least, 1024.
- */
-export const THINKING_BUDGET: Record<ChatReasoningEffort, number> = {
-  minimal: 1024,
-  low: 1024,
-  medium: 8192,
-  high: 24576,
-};
 
 /** What extended thinking cannot be combined with (Anthropic refuses it). */
 function thinkingConflict(request: ChatRequest): Untranslatable | null {

@@ -9,6 +9,7 @@ import type {
   ChatRequest,
   ChatUsage,
 } from "../../core/chat/canonical.js";
+import { THINKING_BUDGET } from "../../core/chat/estimate.js";
 import type { ChatUpstream, Untranslatable } from "../../core/chat/ports.js";
 import {
   openAiOnlyRefusal,
@@ -113,7 +114,8 @@ export function geminiChatBody(request: ChatRequest): Record<string, unknown> {
   putSampling(config, request, GEMINI_SAMPLING);
   if (request.responseFormat.type !== "text") config.responseMimeType = "application/json";
   if (request.responseFormat.type === "json_schema") config.responseJsonSchema = request.responseFormat.schema;
-  if (request.reasoningEffort) config.thinkingConfig = { thinkingBudget: THINKING_BUDGET[request.reasoningEffort] };
+  if (request.reasoningEffort)
+    config.thinkingConfig = { thinkingBudget: GEMINI_THINKING_BUDGET[request.reasoningEffort] };
   if (Object.keys(config).length > 0) body.generationConfig = config;
   return body;
 }
@@ -123,7 +125,7 @@ export function geminiChatBody(request: ChatRequest): Record<string, unknown> {
  * `reasoning_effort` (low 1024, medium 8192, high 24576); `minimal` turns thinking off (0), which
  * a model that always thinks (Gemini 2.5 Pro) refuses.
  */
-const THINKING_BUDGET: Record<ChatReasoningEffort, number> = { minimal: 0, low: 1024, medium: 8192, high: 24576 };
+const GEMINI_THINKING_BUDGET: Record<ChatReasoningEffort, number> = { ...THINKING_BUDGET, minimal: 0 };
 
 const GEMINI_SAMPLING: SamplingNames = {
   maxOutputTokens: "maxOutputTokens",
