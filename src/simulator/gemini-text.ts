@@ -117,21 +117,22 @@ function answerChunks(sim: GeminiSimRequest, plan: Plan, prompt: { text: string;
     ];
   }
   const maxOutput = Number(sim.body?.generationConfig?.maxOutputTokens) || Number.POSITIVE_INFINITY;
+  const count = candidatesAsked(sim.body, prompt.text);
   const out: unknown[] = [];
   let produced = 0;
   for (let i = 0; i < plan.chunks; i++) {
-    const text = simulatedChunkText(prompt.text, i, i === plan.chunks - 1);
-    produced += tokensOf(text);
+    const texts = Array.from({ length: count }, (_, j) =>
+      simulatedChunkText(candidatePrompt(prompt.text, j), i, i === plan.chunks - 1),
+    );
+    produced += texts.reduce((sum, text) => sum + tokensOf(text), 0);
     const capped = produced >= maxOutput && i < plan.chunks - 1;
     const last = i === plan.chunks - 1 || capped;
     out.push({
-      candidates: [
-        {
-          content: { parts: [{ text }], role: "model" },
-          index: 0,
-          ...(last ? { finishReason: capped ? "MAX_TOKENS" : "STOP" } : {}),
-        },
-      ],
+      candidates: texts.map((text, j) => ({
+        content: { parts: [{ text }], role: "model" },
+        index: j,
+        ...(last ? { finishReason: capped ? "MAX_TOKENS" : "STOP" } : {}),
+      })),
       ...(plan.noUsage ? {} : { usageMetadata: usage(produced) }),
       ...common,
     });
@@ -140,14 +141,31 @@ function answerChunks(sim: GeminiSimRequest, plan: Plan, prompt: { text: string;
   return out;
 }
 
+/**
+ * How many candidates an answer has: `generationConfig.candidateCount` (1 to 8), as Gemini does;
+ * a prompt holding `[one candidate]` answers one whatever was asked (a model that ignores it).
+ */
+function candidatesAsked(body: any, prompt: string): number {
+  const asked = Number(body?.generationConfig?.candidateCount);
+  if (prompt.includes("[one candidate]") || !Number.isInteger(asked) || asked < 1) return 1;
+  return Math.min(asked, 8);
+}
+
+/** The prompt candidate `j` is seeded with: the first candidate answers as a one-candidate call. */
+function candidatePrompt(prompt: string, j: number): string {
+  return j === 0 ? prompt : `${prompt}#${j}`;
+}
+
 /** All chunks of an answer merged into one synchronous response. */
 function merged(chunks: any[]): unknown {
   const last = chunks[chunks.length - 1];
   if (!last?.candidates || chunks.length === 1) return last;
-  const text = chunks.map((c) => c.candidates[0].content.parts[0].text).join("");
   return {
     ...last,
-    candidates: [{ ...last.candidates[0], content: { parts: [{ text }], role: "model" } }],
+    candidates: last.candidates.map((candidate: any, j: number) => ({
+      ...candidate,
+      content: { parts: [{ text: chunks.map((c) => c.candidates[j].content.parts[0].text).join("") }], role: "model" },
+    })),
   };
 }
 

@@ -173,10 +173,29 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
         expect(JSON.stringify(body)).not.toContain("weather");
       });
 
+      it("answers n choices from a Gemini model through candidateCount", async () => {
+        if (type !== "gemini") return;
+        const answer = await client.chat.completions.create({ ...ask("Three ideas"), n: 3 });
+        expect(answer.choices.map((c) => c.index)).toEqual([0, 1, 2]);
+        const texts = answer.choices.map((c) => c.message.content ?? "");
+        expect(new Set(texts).size).toBe(3);
+        const stream = await client.chat.completions.create({ ...ask("Three streamed ideas"), n: 3, stream: true });
+        const streamed = new Map<number, string>();
+        for await (const chunk of stream) {
+          for (const choice of chunk.choices) {
+            streamed.set(choice.index, (streamed.get(choice.index) ?? "") + (choice.delta.content ?? ""));
+          }
+        }
+        expect([...streamed.keys()].sort()).toEqual([0, 1, 2]);
+        expect([...streamed.values()].every((text) => text.length > 0)).toBe(true);
+      });
+
       it("fails a call answered with fewer choices than n, and refunds it", async () => {
         if (type !== "gemini") return;
-        // The simulated Gemini model answers one candidate whatever candidateCount asks.
-        const err = await client.chat.completions.create({ ...ask("Two ideas"), n: 2 }).catch((e: unknown) => e);
+        // `[one candidate]`: the simulated model answers one candidate whatever candidateCount asks.
+        const err = await client.chat.completions
+          .create({ ...ask("Two ideas [one candidate]"), n: 2 })
+          .catch((e: unknown) => e);
         expect(err).toBeInstanceOf(OpenAI.APIError);
         expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
         expect(String((err as Error).message)).toContain("1 of the 2 choices");
@@ -184,7 +203,11 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
         expect(failed.kinds).toEqual(["charge", "refund"]);
         expect(failed.cost).toBe(0);
 
-        const stream = await client.chat.completions.create({ ...ask("Two streamed ideas"), n: 2, stream: true });
+        const stream = await client.chat.completions.create({
+          ...ask("Two streamed ideas [one candidate]"),
+          n: 2,
+          stream: true,
+        });
         const streamed = await (async () => {
           for await (const _chunk of stream) {
             // read to the end
