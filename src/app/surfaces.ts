@@ -21,6 +21,7 @@ import { imageGenerationWiring } from "../wiring/image-generation.js";
 import { chatRelayDeps, contentRelayDeps } from "../wiring/metering.js";
 import { taskSurfacePorts } from "../wiring/task-ports.js";
 import { videoSurfacePorts } from "../wiring/video-ports.js";
+import { registerCors } from "./cors.js";
 import type { GatewayServices } from "./services.js";
 
 /**
@@ -36,6 +37,7 @@ export async function registerSurfaces(
   await registerApiDocs(app, services.config.publicBaseUrl);
   // Anything outside a surface (unknown paths at the root) answers in the envelope shape.
   installSurface(app, "envelope");
+  await registerCors(app, services.config.cors.origins);
   await app.register(opsRoutes, { deps: services });
   await app.register(
     async (admin) => {

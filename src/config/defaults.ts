@@ -64,6 +64,12 @@ export function defaultConfig(env: Env = process.env): Config {
       },
     },
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
+    cors: {
+      origins: (env.CORS_ORIGINS || "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    },
     http: {
       headersTimeoutMs: intFrom(env, "HTTP_HEADERS_TIMEOUT_MS", 10_000),
       // The largest default body (64 MiB) at 100 KB/s takes 11 minutes.

@@ -116,11 +116,31 @@ export function loadConfig(env: Env = process.env, overrides?: ConfigOverrides):
       );
     }
   }
+  for (const [i, origin] of config.cors.origins.entries()) {
+    if (!isCorsOrigin(origin)) {
+      throw new ConfigError(
+        `invalid setting "cors.origins[${i}]" (CORS_ORIGINS): "${origin}" is not an origin; ` +
+          "write scheme, host and port only (https://app.example.com, http://localhost:5173), or * for any",
+      );
+    }
+  }
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(config.databaseUrl)) {
     throw new ConfigError('invalid setting "databaseUrl": must start with sqlite: or postgres://');
   }
   checkBlobSettings(config);
   return config;
+}
+
+/** `*`, or an origin as a browser sends it: scheme, host and port, nothing after. */
+function isCorsOrigin(origin: string): boolean {
+  if (origin === "*") return true;
+  try {
+    const url = new URL(origin);
+    const web = url.protocol === "http:" || url.protocol === "https:";
+    return web && !url.hostname.includes("*") && url.origin === origin;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -94,6 +94,12 @@ export const ConfigSchema = Type.Object({
    * then apply to all clients at once). `true` (trust whatever a client writes) is refused.
    */
   trustProxy: Type.Union([Type.Literal(false), Type.Integer({ minimum: 1 }), Type.String({ minLength: 1 })]),
+  /**
+   * Browser apps allowed to call the client API (`/v1`, `/v1beta`, the task families) from another
+   * origin: exact origins (`https://app.example.com`), or `*` for any. Empty (the default): no
+   * cross-origin access. The admin API and the console are never opened to other origins.
+   */
+  cors: Type.Object({ origins: Type.Array(Type.String({ minLength: 1 })) }),
   /** Time limits on what clients send (the answer is never limited by these). */
   http: Type.Object({
     /** Time allowed to send the request's headers (ms). */

@@ -14,6 +14,7 @@ export const ENV_OF_SETTING: Readonly<Record<string, string>> = {
   logLevel: "LOG_LEVEL",
   bodyLimitBytes: "BODY_LIMIT_BYTES",
   trustProxy: "TRUST_PROXY",
+  "cors.origins": "CORS_ORIGINS",
   "bodies.content.maxBytes": "BODY_CONTENT_MAX_BYTES",
   "bodies.content.maxDepth": "BODY_CONTENT_MAX_DEPTH",
   "bodies.chat.maxBytes": "BODY_CHAT_MAX_BYTES",

@@ -198,6 +198,7 @@ const SAMPLES: Record<string, string[]> = {
   databaseUrl: ["postgres://probe@db.example:5432/gateway"],
   "blobs.url": ["s3://probe-bucket/one", "file:///srv/probe-blobs"],
   "blobs.downloads": ["redirect", "proxy"],
+  "cors.origins": ["https://one.example", "http://localhost:5173"],
 };
 
 /**
