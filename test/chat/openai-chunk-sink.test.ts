@@ -54,12 +54,14 @@ describe("the OpenAI chunk sink's text", () => {
         logprobs: null,
         finish_reason: finish,
       });
+      // The start writes nothing: each choice opens with its first content, as OpenAI's stream does
+      // (a choice that opens with a tool call has content null, not an empty text).
       const expected = [
-        chunk([choice(0, { role: "assistant", content: "" })]),
-        chunk([choice(0, { content: 'say "hi"\n' })]),
+        chunk([choice(0, { role: "assistant", content: 'say "hi"\n' })]),
         chunk([
           choice(1, {
             role: "assistant",
+            content: null,
             tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "f", arguments: "" } }],
           }),
         ]),
@@ -68,7 +70,9 @@ describe("the OpenAI chunk sink's text", () => {
         chunk([choice(2, { content: "\\b" })]),
         chunk([choice(0, {}, "stop")]),
         chunk([choice(3, { role: "assistant", content: "" }, "stop")]),
-        chunk([choice(4, { role: "assistant", tool_calls: [{ index: 1, function: { arguments: "}" } }] })]),
+        chunk([
+          choice(4, { role: "assistant", content: null, tool_calls: [{ index: 1, function: { arguments: "}" } }] }),
+        ]),
         ...(includeUsage
           ? [
               chunk([], {
@@ -113,8 +117,7 @@ describe("the OpenAI surface's reasoning", () => {
     await sink.end(usage);
     const deltas = sent.filter((t) => t !== "[DONE]").map((t) => JSON.parse(t).choices[0]?.delta ?? null);
     expect(deltas).toEqual([
-      { role: "assistant", content: "" },
-      { reasoning_content: 'weigh "a"\n' },
+      { role: "assistant", reasoning_content: 'weigh "a"\n' },
       { reasoning_content: "then b" },
       { content: "b" },
       { role: "assistant", reasoning_content: "x" },

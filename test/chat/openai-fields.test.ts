@@ -173,6 +173,58 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
         expect(JSON.stringify(body)).not.toContain("weather");
       });
 
+      it("gives structured output on every upstream: Anthropic's through a forced tool", async () => {
+        const schema = {
+          type: "object",
+          properties: { query: { type: "string" }, limit: { type: "integer" }, exact: { type: "boolean" } },
+          required: ["query"],
+        };
+        const format = { type: "json_schema" as const, json_schema: { name: "search_plan", schema, strict: true } };
+        const before = f.sim.received.length;
+        const answer = await client.chat.completions.create({ ...ask("Plan a search"), response_format: format });
+        const body = f.sim.received[before]?.body as Record<string, any>;
+        const content = answer.choices[0]?.message.content ?? "";
+        expect(answer.choices[0]?.finish_reason).toBe("stop");
+        expect(answer.choices[0]?.message.tool_calls ?? []).toEqual([]);
+        if (type === "anthropic") {
+          expect(body.tools).toEqual([{ name: "search_plan", description: "Answer with this.", input_schema: schema }]);
+          expect(body.tool_choice).toEqual({ type: "tool", name: "search_plan" });
+          // The simulated model calls a forced tool with its usual arguments: the answer is their JSON.
+          expect(JSON.parse(content)).toMatchObject({ limit: 3, exact: true });
+          const stream = await client.chat.completions.create({
+            ...ask("Plan a search"),
+            response_format: format,
+            stream: true,
+          });
+          let streamed = "";
+          let finish: string | null = null;
+          for await (const chunk of stream) {
+            streamed += chunk.choices[0]?.delta.content ?? "";
+            expect(chunk.choices[0]?.delta.tool_calls).toBeUndefined();
+            finish = chunk.choices[0]?.finish_reason ?? finish;
+          }
+          expect(JSON.parse(streamed)).toEqual(JSON.parse(content));
+          expect(finish).toBe("stop");
+          const object = await sent({ ...ask("Plan a search"), response_format: { type: "json_object" } });
+          expect(object.tool_choice).toEqual({ type: "tool", name: "json_answer" });
+          await refused(
+            { ...ask("Plan"), response_format: format, tools: [{ type: "function", function: WEATHER }] },
+            "response_format",
+          );
+          await refused(
+            {
+              ...ask("Plan"),
+              response_format: { type: "json_schema", json_schema: { name: "list", schema: { type: "array" } } },
+            },
+            "response_format",
+          );
+        } else {
+          // The schema travels as the upstream's own setting (response_format, responseJsonSchema).
+          expect(JSON.stringify(body)).toContain('"exact":{"type":"boolean"}');
+          expect(content.length).toBeGreaterThan(0);
+        }
+      });
+
       it("answers n choices from a Gemini model through candidateCount", async () => {
         if (type !== "gemini") return;
         const answer = await client.chat.completions.create({ ...ask("Three ideas"), n: 3 });

@@ -39,8 +39,9 @@ export class OpenAiChunkSink implements ChatSink {
       delta = { function_call: name === undefined ? { arguments: pieces } : { name, arguments: pieces } };
     }
     if (!this.opened.has(choice)) {
+      // As OpenAI's own stream: a choice that opens with a tool call has no content, not an empty one.
       this.opened.add(choice);
-      delta = { role: "assistant", ...delta };
+      delta = { role: "assistant", content: null, ...delta };
     }
     return this.send([{ index: choice, delta, logprobs: null, finish_reason: null }]);
   }
@@ -86,7 +87,9 @@ export class OpenAiChunkSink implements ChatSink {
   event(event: ChatEvent): Promise<void> {
     switch (event.type) {
       case "start":
-        return this.plain(0, null);
+        // A choice opens with its first content (text, a tool call, reasoning), as OpenAI's stream
+        // does: an empty text chunk here would come before a tool call too.
+        return RESOLVED;
       case "reasoning":
         return this.reasoning(event.choice, event.text);
       case "text":

@@ -12,6 +12,10 @@ const STOP: Record<string, ChatFinishReason> = {
 
 const finishFromStopReason = (reason: unknown) => finishByTable(STOP, reason);
 
+/** A forced structured-output call ends the turn as a natural stop, not as a call for the client to run. */
+const structuredFinish = (reason: ChatFinishReason, structuredTool: string | null): ChatFinishReason =>
+  structuredTool !== null && reason === "tool_calls" ? "stop" : reason;
+
 /** Anthropic's usage: its `input_tokens` leave out cache reads and writes, canonical input holds them. */
 export function usageFromAnthropic(usage: unknown): ChatUsage | null {
   if (!usage || typeof usage !== "object") return null;
@@ -25,8 +29,15 @@ export function usageFromAnthropic(usage: unknown): ChatUsage | null {
   };
 }
 
-/** A `message` answer in canonical form (one choice). */
-export function answerFromAnthropic(body: unknown, fallbackModel: string): ChatAnswer {
+/**
+ * A `message` answer in canonical form (one choice). `structuredTool`: the tool a response format
+ * went as; its call is the answer's text (the JSON), and the turn a natural stop.
+ */
+export function answerFromAnthropic(
+  body: unknown,
+  fallbackModel: string,
+  structuredTool: string | null = null,
+): ChatAnswer {
   const b = (body ?? {}) as Record<string, any>;
   let text = "";
   let reasoning = "";
@@ -35,7 +46,9 @@ export function answerFromAnthropic(body: unknown, fallbackModel: string): ChatA
     if (block?.type === "text" && typeof block.text === "string") text += block.text;
     // Extended thinking (asked for through reasoning_effort) is the choice's reasoning.
     if (block?.type === "thinking" && typeof block.thinking === "string") reasoning += block.thinking;
-    if (block?.type === "tool_use") {
+    if (block?.type === "tool_use" && structuredTool !== null && block.name === structuredTool) {
+      text += JSON.stringify(block.input ?? {});
+    } else if (block?.type === "tool_use") {
       toolCalls.push({
         id: String(block.id ?? ""),
         name: String(block.name ?? ""),
@@ -51,7 +64,7 @@ export function answerFromAnthropic(body: unknown, fallbackModel: string): ChatA
         text,
         ...(reasoning ? { reasoning } : {}),
         toolCalls,
-        finishReason: finishFromStopReason(b.stop_reason),
+        finishReason: structuredFinish(finishFromStopReason(b.stop_reason), structuredTool),
         stopSequence: typeof b.stop_sequence === "string" ? b.stop_sequence : null,
       },
     ],
@@ -65,9 +78,14 @@ export function answerFromAnthropic(body: unknown, fallbackModel: string): ChatA
  */
 export class AnthropicEventReader {
   private readonly toolIndex = new Map<number, number>();
+  /** Content blocks that are the structured-output tool's call: their JSON is the answer's text. */
+  private readonly structuredBlocks = new Set<number>();
   private input: Record<string, unknown> = {};
 
-  constructor(private readonly fallbackModel: string) {}
+  constructor(
+    private readonly fallbackModel: string,
+    private readonly structuredTool: string | null = null,
+  ) {}
 
   read(event: unknown): ChatEvent[] {
     const e = (event ?? {}) as Record<string, any>;
@@ -81,6 +99,10 @@ export class AnthropicEventReader {
       }
       case "content_block_start": {
         const b = e.content_block ?? {};
+        if (b.type === "tool_use" && this.structuredTool !== null && b.name === this.structuredTool) {
+          this.structuredBlocks.add(Number(e.index));
+          return [];
+        }
         if (b.type === "tool_use") {
           const index = this.toolIndex.size;
           this.toolIndex.set(Number(e.index), index);
@@ -98,6 +120,7 @@ export class AnthropicEventReader {
         if (d.type === "thinking_delta" && typeof d.thinking === "string" && d.thinking !== "")
           return [{ type: "reasoning", choice: 0, text: d.thinking }];
         if (d.type === "input_json_delta" && typeof d.partial_json === "string" && d.partial_json !== "") {
+          if (this.structuredBlocks.has(Number(e.index))) return [{ type: "text", choice: 0, text: d.partial_json }];
           const index = this.toolIndex.get(Number(e.index)) ?? 0;
           return [{ type: "tool_call_delta", choice: 0, index, arguments: d.partial_json }];
         }
@@ -111,7 +134,7 @@ export class AnthropicEventReader {
           out.push({
             type: "finish",
             choice: 0,
-            reason: finishFromStopReason(e.delta.stop_reason),
+            reason: structuredFinish(finishFromStopReason(e.delta.stop_reason), this.structuredTool),
             stopSequence: typeof e.delta.stop_sequence === "string" ? e.delta.stop_sequence : null,
           });
         }

@@ -5,7 +5,7 @@ import { type ChatPost, postChat, postChatStream, v1Post } from "../chat-call.js
 import { readSseEvents } from "../gemini/sse-reader.js";
 import { type ChunkedAnswer, networkError, parseEvent, type UpstreamEndpoint, upstreamMessage } from "../http.js";
 import { AnthropicEventReader, answerFromAnthropic } from "./answer.js";
-import { anthropicBody, anthropicUntranslatable } from "./request.js";
+import { anthropicBody, anthropicUntranslatable, structuredOutputTool } from "./request.js";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 
@@ -29,8 +29,8 @@ function streamError(value: unknown, key: string): UpstreamError {
   return new UpstreamError(status === 400 ? "refused" : "retryable", `upstream error event: ${message}`, { status });
 }
 
-async function* eventsOf(res: ChunkedAnswer, url: string, key: string, model: string) {
-  const reader = new AnthropicEventReader(model);
+async function* eventsOf(res: ChunkedAnswer, url: string, key: string, model: string, structuredTool: string | null) {
+  const reader = new AnthropicEventReader(model, structuredTool);
   try {
     for await (const data of readSseEvents(res.body)) {
       const parsed = parseEvent(data, url);
@@ -50,14 +50,15 @@ export const anthropicUpstream: ChatUpstream<UpstreamEndpoint> = {
 
   async complete(channel, upstreamModel, request, signal) {
     const answer = await postChat(channel, postOf(channel), anthropicBody(request, upstreamModel, false), signal);
-    return answerFromAnthropic(answer, upstreamModel);
+    return answerFromAnthropic(answer, upstreamModel, structuredOutputTool(request)?.name ?? null);
   },
 
   async openStream(channel, upstreamModel, request, signal): Promise<AsyncGenerator<ChatEvent>> {
     const post = postOf(channel);
+    const structured = structuredOutputTool(request)?.name ?? null;
     return postChatStream(channel, post, anthropicBody(request, upstreamModel, true), signal, {
-      whole: (answer) => answerFromAnthropic(answer, upstreamModel),
-      events: (res) => eventsOf(res, post.url, channel.key, upstreamModel),
+      whole: (answer) => answerFromAnthropic(answer, upstreamModel, structured),
+      events: (res) => eventsOf(res, post.url, channel.key, upstreamModel, structured),
     });
   },
 };

@@ -1,10 +1,4 @@
-import type {
-  ChatMessage,
-  ChatPart,
-  ChatReasoningEffort,
-  ChatRequest,
-  ChatToolChoice,
-} from "../../core/chat/canonical.js";
+import type { ChatMessage, ChatPart, ChatRequest, ChatToolChoice } from "../../core/chat/canonical.js";
 import { THINKING_BUDGET } from "../../core/chat/estimate.js";
 import type { Untranslatable } from "../../core/chat/ports.js";
 import { openAiOnlyRefusal, parsedArguments, spokenParts } from "../../core/chat/wire-helpers.js";
@@ -69,6 +63,38 @@ function wireToolChoice(choice: ChatToolChoice): Block {
   return { type: choice.kind };
 }
 
+/**
+ * The tool a response format becomes on the Messages API, which has no response format: the model
+ * is made to call it, and its input is the answer's JSON (what the client libraries themselves do
+ * for structured output on Anthropic). Null for plain text.
+ */
+export function structuredOutputTool(request: ChatRequest): { name: string; schema: Record<string, unknown> } | null {
+  const format = request.responseFormat;
+  if (format.type === "json_object") return { name: "json_answer", schema: { type: "object" } };
+  if (format.type === "json_schema") return { name: format.name, schema: format.schema };
+  return null;
+}
+
+/** Why a response format cannot go as a forced tool, or null when it can. */
+function structuredOutputConflict(request: ChatRequest): Untranslatable | null {
+  const tool = structuredOutputTool(request);
+  if (!tool) return null;
+  const field = request.fieldNames.responseFormat ?? "response_format";
+  if (request.tools.length > 0 && request.toolChoice?.kind !== "none")
+    return {
+      field,
+      reason: "Anthropic models give structured output through a tool: it cannot be combined with tools",
+    };
+  if (request.reasoningEffort)
+    return { field, reason: "Anthropic models give structured output through a forced tool, which excludes thinking" };
+  if (tool.schema.type !== "object")
+    return {
+      field,
+      reason: "Anthropic models give structured output as a JSON object: the schema's type must be object",
+    };
+  return null;
+}
+
 /** What extended thinking cannot be combined with (Anthropic refuses it). */
 function thinkingConflict(request: ChatRequest): Untranslatable | null {
   const field = request.fieldNames.reasoningEffort ?? "reasoning_effort";
@@ -82,20 +108,16 @@ function thinkingConflict(request: ChatRequest): Untranslatable | null {
 }
 
 /**
- * What the Messages API cannot carry: several choices, a seed, a response format, OpenAI's own
- * settings that change the answer, and thinking with what it excludes.
+ * What the Messages API cannot carry: several choices, a seed, a response format beside tools or
+ * thinking, OpenAI's own settings that change the answer, and thinking with what it excludes.
  */
 export function anthropicUntranslatable(request: ChatRequest): Untranslatable | null {
   if (request.n !== 1)
     return { field: request.fieldNames.n ?? "n", reason: "Anthropic models answer one choice per request" };
   if (request.seed !== null)
     return { field: request.fieldNames.seed ?? "seed", reason: "Anthropic models take no seed" };
-  if (request.responseFormat.type !== "text") {
-    return {
-      field: request.fieldNames.responseFormat ?? "response_format",
-      reason: "Anthropic models take no response format; describe the JSON wanted in the prompt or use a tool",
-    };
-  }
+  const structured = structuredOutputConflict(request);
+  if (structured) return structured;
   if (request.reasoningEffort) {
     const conflict = thinkingConflict(request);
     if (conflict) return conflict;
@@ -134,6 +156,11 @@ export function anthropicBody(request: ChatRequest, model: string, stream: boole
     }));
   }
   if (request.toolChoice) body.tool_choice = wireToolChoice(request.toolChoice);
+  const structured = structuredOutputTool(request);
+  if (structured) {
+    body.tools = [{ name: structured.name, description: "Answer with this.", input_schema: structured.schema }];
+    body.tool_choice = { type: "tool", name: structured.name };
+  }
   if (request.parallelToolCalls === false && request.tools.length > 0 && request.toolChoice?.kind !== "none") {
     body.tool_choice = {
       ...((body.tool_choice as Block | undefined) ?? { type: "auto" }),
