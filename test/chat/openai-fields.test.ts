@@ -173,6 +173,24 @@ for (const type of UPSTREAM_TYPES as readonly UpstreamType[]) {
         expect(JSON.stringify(body)).not.toContain("weather");
       });
 
+      it("passes penalties to the upstreams that have them, and refuses them on Anthropic", async () => {
+        const penalties = { frequency_penalty: 0.5, presence_penalty: -0.25 };
+        if (type === "anthropic") {
+          await refused({ ...ask("Vary"), frequency_penalty: 0.5 }, "frequency_penalty");
+          await refused({ ...ask("Vary"), presence_penalty: -0.25 }, "presence_penalty");
+          // 0 is no penalty: nothing to refuse, nothing sent.
+          const body = await sent({ ...ask("Vary"), frequency_penalty: 0, presence_penalty: 0 });
+          expect(JSON.stringify(body)).not.toContain("penalty");
+          return;
+        }
+        const body = await sent({ ...ask("Vary"), ...penalties });
+        if (type === "gemini") {
+          expect(body.generationConfig).toMatchObject({ frequencyPenalty: 0.5, presencePenalty: -0.25 });
+        } else {
+          expect(body).toMatchObject(penalties);
+        }
+      });
+
       it("gives structured output on every upstream: Anthropic's through a forced tool", async () => {
         const schema = {
           type: "object",

@@ -155,10 +155,6 @@ function responseFormat(format: ChatCompletionBody["response_format"]): ChatResp
 
 /** Refuses settings the gateway cannot carry to every upstream, rather than dropping them. */
 function refuseUncarried(body: ChatCompletionBody): void {
-  for (const field of ["frequency_penalty", "presence_penalty"] as const) {
-    const value = body[field];
-    if (typeof value === "number" && value !== 0) throw invalid(field, "is not supported by this gateway");
-  }
   if (body.logprobs === true) throw invalid("logprobs", "is not supported by this gateway");
 }
 
@@ -197,6 +193,8 @@ export function chatRequestFromOpenAi(body: ChatCompletionBody, maxImageBytes: n
     stop: body.stop === undefined || body.stop === null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop,
     n,
     seed: body.seed ?? null,
+    ...(typeof body.frequency_penalty === "number" ? { frequencyPenalty: body.frequency_penalty } : {}),
+    ...(typeof body.presence_penalty === "number" ? { presencePenalty: body.presence_penalty } : {}),
     user: body.user ?? null,
     responseFormat: responseFormat(body.response_format),
     fieldNames,

@@ -90,6 +90,9 @@ export interface ChatRequest {
   /** Choices asked for. */
   n: number;
   seed: number | null;
+  /** OpenAI's penalties (-2 to 2) as the client set them; absent when it did not. */
+  frequencyPenalty?: number;
+  presencePenalty?: number;
   /** The end user, as the client names it (passed on where the upstream takes it). */
   user: string | null;
   responseFormat: ChatResponseFormat;

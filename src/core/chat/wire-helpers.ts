@@ -9,6 +9,9 @@ export interface SamplingNames {
   stop: string;
   n: string;
   seed: string;
+  /** Where the upstream has them; an upstream without refuses them (its `untranslatable`). */
+  frequencyPenalty?: string;
+  presencePenalty?: string;
 }
 
 /**
@@ -22,6 +25,17 @@ export function putSampling(target: Record<string, unknown>, request: ChatReques
   if (request.stop.length > 0) target[names.stop] = request.stop;
   if (request.n !== 1) target[names.n] = request.n;
   if (request.seed !== null) target[names.seed] = request.seed;
+  if (names.frequencyPenalty && request.frequencyPenalty !== undefined)
+    target[names.frequencyPenalty] = request.frequencyPenalty;
+  if (names.presencePenalty && request.presencePenalty !== undefined)
+    target[names.presencePenalty] = request.presencePenalty;
+}
+
+/** The refusal of an upstream that has no penalties, for a request that sets one other than 0. */
+export function penaltyRefusal(request: ChatRequest, vendor: string): Untranslatable | null {
+  if (request.frequencyPenalty) return { field: "frequency_penalty", reason: `${vendor} models take no penalties` };
+  if (request.presencePenalty) return { field: "presence_penalty", reason: `${vendor} models take no penalties` };
+  return null;
 }
 
 /** A tool call's arguments as an object: upstreams that take them parsed read "" as no arguments. */

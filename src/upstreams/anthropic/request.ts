@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatPart, ChatRequest, ChatToolChoice } from "../../core/chat/canonical.js";
 import { THINKING_BUDGET } from "../../core/chat/estimate.js";
 import type { Untranslatable } from "../../core/chat/ports.js";
-import { openAiOnlyRefusal, parsedArguments, spokenParts } from "../../core/chat/wire-helpers.js";
+import { openAiOnlyRefusal, parsedArguments, penaltyRefusal, spokenParts } from "../../core/chat/wire-helpers.js";
 
 /** Output limit sent when the request sets none (the Messages API requires one). */
 export const DEFAULT_MAX_TOKENS = 4096;
@@ -116,6 +116,8 @@ export function anthropicUntranslatable(request: ChatRequest): Untranslatable | 
     return { field: request.fieldNames.n ?? "n", reason: "Anthropic models answer one choice per request" };
   if (request.seed !== null)
     return { field: request.fieldNames.seed ?? "seed", reason: "Anthropic models take no seed" };
+  const penalty = penaltyRefusal(request, "Anthropic");
+  if (penalty) return penalty;
   const structured = structuredOutputConflict(request);
   if (structured) return structured;
   if (request.reasoningEffort) {

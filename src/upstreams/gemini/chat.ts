@@ -134,6 +134,8 @@ const GEMINI_SAMPLING: SamplingNames = {
   stop: "stopSequences",
   n: "candidateCount",
   seed: "seed",
+  frequencyPenalty: "frequencyPenalty",
+  presencePenalty: "presencePenalty",
 };
 
 function usageOf(meta: unknown): ChatUsage | null {

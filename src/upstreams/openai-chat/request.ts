@@ -51,6 +51,8 @@ const OPENAI_SAMPLING: SamplingNames = {
   stop: "stop",
   n: "n",
   seed: "seed",
+  frequencyPenalty: "frequency_penalty",
+  presencePenalty: "presence_penalty",
 };
 
 /**
