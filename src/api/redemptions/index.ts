@@ -32,7 +32,7 @@ export async function redemptionRoutes(base: FastifyInstance, opts: { deps: Rede
           "Credits the token's user with the code's quota, once. An unknown, used, expired or disabled code " +
           "(or one past the batch's limit per user) credits nothing and counts toward the failed-attempt limit.",
         body: RedeemBody,
-        response: { 200: RedemptionView },
+        response: { 200: { ...RedemptionView, description: "Credited: the quota added and the balance after it" } },
       },
     },
     async (request) => {
