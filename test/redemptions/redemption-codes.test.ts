@@ -202,6 +202,30 @@ describe.each(kinds)("redemption codes on %s", (kind) => {
     expect((await anonymous.call("POST", "/console/api/me/redemptions", { code: "X" })).status).toBe(401);
   });
 
+  it("counts console failures per address too: another account from that address is slowed, its token is not", async () => {
+    const mallory = await createConsoleUser(gw, "mallory", { quota: 0 });
+    const dan = await createConsoleUser(gw, "dan", { quota: 0 });
+    const m = new ConsoleClient(gw.url);
+    const d = new ConsoleClient(gw.url);
+    expect((await m.login("mallory")).status).toBe(200);
+    expect((await d.login("dan")).status).toBe(200);
+    const { codes } = await generateCodes(gw, { count: 1, quota: 5 });
+    // carol's one failure above came from this address too.
+    let failures = 1;
+    while (failures < 10) {
+      expect((await m.call("POST", "/console/api/me/redemptions", { code: `GUESS${failures}` })).status).toBe(404);
+      failures++;
+    }
+    const slowed = await d.call("POST", "/console/api/me/redemptions", { code: codes[0] });
+    expect(slowed.status).toBe(429);
+    expect(slowed.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect(await gw.balance(dan)).toBe(0);
+    const token = await gw.admin("POST", `/users/${dan}/tokens`, { name: "api" });
+    expect((await redeem(gw, token.body.data.key, codes[0] as string)).status).toBe(200);
+    expect(await gw.balance(dan)).toBe(5);
+    expect(await gw.balance(mallory)).toBe(0);
+  });
+
   it("credits a code once under concurrent redeems", async () => {
     const users = await Promise.all(Array.from({ length: 8 }, () => gw.createUser({ quota: 0 })));
     const { codes } = await generateCodes(gw, { count: 1, quota: 1_000 });
