@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestGateway, type TestGateway } from "../support/gateway.js";
 import { createTestDatabase, HAS_PG } from "../support/postgres.js";
+import { HAS_REDIS, REDIS_URL, uniqueRedisPrefix } from "../support/redis.js";
 import { generateCodes, redeem } from "./harness.js";
 
 /** Two gateways on one PostgreSQL store: the store decides which redeem of a code credits. */
@@ -57,5 +58,45 @@ describe.skipIf(!HAS_PG)("redemption codes across two instances on one PostgreSQ
       Array(4).fill("redemption_limit_reached"),
     );
     expect(await a.balance(user.userId)).toBe(20);
+  });
+});
+
+/** Two gateways sharing PostgreSQL and Redis: a user's failed redemptions count on every instance. */
+describe.skipIf(!HAS_PG || !HAS_REDIS)("redemption guessing limit across two instances sharing Redis", () => {
+  let db: { url: string; drop(): Promise<void> };
+  let a: TestGateway;
+  let b: TestGateway;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const shared = { redisUrl: REDIS_URL, redisKeyPrefix: uniqueRedisPrefix() };
+    a = await startTestGateway(
+      "postgres",
+      { ...shared, instanceName: "guess-a" },
+      { databaseUrl: db.url, keepStore: true },
+    );
+    b = await startTestGateway(
+      "postgres",
+      { ...shared, instanceName: "guess-b" },
+      { databaseUrl: db.url, keepStore: true },
+    );
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await a?.dropStore();
+    await b?.dropStore();
+    await db?.drop();
+  });
+
+  it("refuses the eleventh failure's next attempt on either instance", async () => {
+    const user = await a.createUser({ quota: 0 });
+    const { codes } = await generateCodes(a, { count: 1, quota: 5 });
+    for (let i = 0; i < 10; i++) {
+      expect((await redeem(i % 2 === 0 ? a : b, user.key, `GUESS${i}`)).status).toBe(404);
+    }
+    expect((await redeem(a, user.key, codes[0] as string)).status).toBe(429);
+    expect((await redeem(b, user.key, codes[0] as string)).status).toBe(429);
+    expect(await a.balance(user.userId)).toBe(0);
   });
 });
