@@ -8,11 +8,13 @@ import { openBlobStore } from "../blobs/open-blob-store.js";
 import type { Config } from "../config/load.js";
 import type { ConsoleServices } from "../console/server/console-services.js";
 import type { AdminPorts } from "../core/admin/ports.js";
+import type { RedemptionPorts } from "../core/redemptions/ports.js";
 import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { ChangeBus, ChangeTopic } from "../events/change-bus.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "../idempotency/idempotency-keys.js";
 import type { BackgroundService } from "../lifecycle/background-service.js";
 import { RateLimits } from "../limits/rate-limits.js";
+import { RedemptionLimits } from "../limits/redemption-limits.js";
 import { type GatewayMetrics, quotaObserver } from "../metrics/index.js";
 import { ChannelHealth } from "../routing/channel-health.js";
 import { ChannelSlots } from "../routing/channel-slots.js";
@@ -22,6 +24,7 @@ import { IdempotencyKeyRows } from "../store/idempotency-keys.js";
 import { Ledger } from "../store/ledger.js";
 import { operatorListsOf } from "../store/operator-lists.js";
 import type { PriceBook } from "../store/prices.js";
+import { RedemptionCodes } from "../store/redemptions.js";
 import { RequestLogWriter, requestLogInsert } from "../store/request-logs.js";
 import { Settings } from "../store/settings.js";
 import type { Tokens } from "../store/tokens.js";
@@ -82,6 +85,8 @@ export interface GatewayServices {
   userImages: UserImages;
   /** The console's accounts, sessions and reads. */
   console: ConsoleServices;
+  /** A user's redemption of a code (API token or console), with its failed-attempt limit. */
+  redemptions: RedemptionPorts;
   /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
   stopping: AbortSignal;
   /** Aborted when a stop begins: /readyz answers 503 from then on, while requests are still served. */
@@ -129,6 +134,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     instance: config.instanceName,
     openMs: config.charges.openMs,
   });
+  const redemptionCodes = new RedemptionCodes(store.db, ledger);
   return {
     config,
     store,
@@ -178,9 +184,15 @@ export function buildServices(parts: ServiceParts): GatewayServices {
     imageFiles: openBlobStore(config, "images"),
     videoFiles: openBlobStore(config, "videos"),
     announce,
-    admin: adminPorts({ ...parts, ledger, vendors, announce }),
+    admin: adminPorts({ ...parts, ledger, vendors, announce, redemptions: redemptionCodes }),
     userImages: new UserImages(store.db, store),
     console: buildConsoleServices({ config, store, users: parts.users, redis: parts.redis }),
+    redemptions: {
+      ledger: redemptionCodes,
+      attempts: new RedemptionLimits({ keyPrefix: config.redisKeyPrefix }, parts.redis),
+      quotaPerUnit: config.quotaPerUnit,
+      now: () => Math.floor(Date.now() / 1000),
+    },
     stopping: parts.stopping,
     shuttingDown: parts.shuttingDown,
     addService: parts.addService,

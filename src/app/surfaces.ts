@@ -8,6 +8,7 @@ import { imageRoutes } from "../api/images/index.js";
 import { openAiModelRoutes } from "../api/models/index.js";
 import { openAiChatRoutes } from "../api/openai-chat/index.js";
 import { opsRoutes } from "../api/ops/index.js";
+import { redemptionRoutes } from "../api/redemptions/index.js";
 import { taskRoutes } from "../api/tasks/index.js";
 import { videoFileRoutes } from "../api/videos/files.js";
 import { videoRoutes } from "../api/videos/index.js";
@@ -63,6 +64,7 @@ export async function registerSurfaces(
   await app.register(openAiChatRoutes, { deps: services, relay: chatRelay, prefix: "/v1" });
   await app.register(anthropicRoutes, { deps: services, relay: chatRelay, prefix: "/v1/messages" });
   await app.register(openAiModelRoutes, { deps: services, prefix: "/v1" });
+  await app.register(redemptionRoutes, { deps: services, prefix: "/v1" });
   await app.register(geminiRoutes, {
     deps: services,
     relay: contentRelayDeps(services, services.logger),

@@ -8,9 +8,12 @@ import {
   UpdateTokenBody,
   UpdateUserBody,
 } from "../contracts/admin.js";
+import { GenerateBatchBody } from "../contracts/redemptions.js";
 import * as catalog from "../core/admin/catalog.js";
 import type { AdminPorts, PriceKind } from "../core/admin/ports.js";
+import * as codes from "../core/admin/redemption-codes.js";
 import * as people from "../core/admin/users.js";
+import { unixNow } from "../core/ids.js";
 import { CHANNEL_TYPES, CreateChannelBody, UpdateChannelBody } from "../wiring/admin-ports.js";
 import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";
 
@@ -75,6 +78,16 @@ const PRICE_FLAGS: FlagSpec = {
   "input-per-million": "number",
   "output-per-million": "number",
   "cached-ratio": "number",
+};
+
+const CODE_FLAGS: FlagSpec = {
+  count: "int",
+  quota: "int",
+  amount: "number",
+  "expires-at": "int",
+  prefix: "text",
+  "per-user-limit": "int",
+  note: "text",
 };
 
 const noPositionals = (inv: Invocation) => {
@@ -278,5 +291,63 @@ export const COMMANDS: Record<string, AdminCommand> = {
     usage: "price delete KIND NAME",
     prepare: (inv) => priceKey(inv),
     run: (s, p) => catalog.deletePrice(s, p.kind, p.name),
+  }),
+  "code generate": command({
+    usage:
+      "code generate --count N (--quota N | --amount X) [--expires-at UNIX] [--prefix P] [--per-user-limit N] [--note TEXT]   (codes are shown by code export alone)",
+    flags: CODE_FLAGS,
+    prepare: (inv) => {
+      noPositionals(inv);
+      return checkBody<Static<typeof GenerateBatchBody>>(GenerateBatchBody, bodyOf(CODE_FLAGS, inv.values));
+    },
+    run: (s, body) => codes.generateRedemptionBatch(s, body, unixNow()),
+  }),
+  "code batches": command({
+    usage: "code batches [--limit N] [--after ID]   (newest first)",
+    flags: { limit: "int", after: "int" },
+    prepare: (inv) => {
+      noPositionals(inv);
+      return limitOf(inv);
+    },
+    run: (s, p) => codes.listRedemptionBatches(s, p),
+  }),
+  "code batch": command({
+    usage: "code batch ID",
+    prepare: oneId("redemption batch"),
+    run: (s, id) => codes.showRedemptionBatch(s, id),
+  }),
+  "code list": command({
+    usage:
+      "code list BATCH [--status unused|used|disabled] [--limit N] [--after ID]   (each code by its start and end)",
+    flags: { status: "text", limit: "int", after: "int" },
+    prepare: (inv) => {
+      const batchId = oneId("redemption batch")(inv);
+      const status = inv.values.status as string | undefined;
+      if (status !== undefined && !["unused", "used", "disabled"].includes(status)) {
+        throw new UsageError("--status must be one of unused, used, disabled");
+      }
+      return { batchId, page: { ...limitOf(inv), status } };
+    },
+    run: (s, p) => codes.listRedemptionCodes(s, p.batchId, p.page),
+  }),
+  "code export": command({
+    usage: "code export BATCH   (prints the batch's codes in full as CSV, once; a second export is refused)",
+    prepare: oneId("redemption batch"),
+    run: async (s, id) => (await codes.exportRedemptionBatch(s, id)).replace(/\r\n$/, ""),
+  }),
+  "code disable-batch": command({
+    usage: "code disable-batch ID",
+    prepare: oneId("redemption batch"),
+    run: (s, id) => codes.setRedemptionBatchStatus(s, id, "disabled"),
+  }),
+  "code enable-batch": command({
+    usage: "code enable-batch ID",
+    prepare: oneId("redemption batch"),
+    run: (s, id) => codes.setRedemptionBatchStatus(s, id, "enabled"),
+  }),
+  "code disable": command({
+    usage: "code disable ID   (one code; a redeemed one is refused)",
+    prepare: oneId("redemption code"),
+    run: (s, id) => codes.disableRedemptionCode(s, id),
   }),
 };

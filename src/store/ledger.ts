@@ -11,7 +11,7 @@ import {
 import type { ChargeInput } from "../core/metering/ports.js";
 import type { Store } from "./database.js";
 import type { HoldInput, HoldWith, LedgerEngine } from "./ledger-engine.js";
-import { type Executor, ledgerEntries, ledgerSumOf } from "./ledger-statements.js";
+import { type Executor, insertTopUp, ledgerEntries, ledgerSumOf } from "./ledger-statements.js";
 import { holdStep, refundStep, settleStep } from "./ledger-steps.js";
 import { PgLedgerEngine } from "./postgres/ledger-engine.js";
 import type { Database } from "./schema.js";
@@ -192,6 +192,21 @@ export class Ledger {
     if (!(await this.engine.topUp(row, note))) return NOT_APPLIED;
     if (row.amount !== 0) this.observer?.({ kind: row.kind, amount: row.amount });
     return closed(row);
+  }
+
+  /**
+   * Credits a user inside the caller's transaction, its ledger row a top-up under `reference` as
+   * given (unique among top-ups of every user: a redemption's code). False, having written
+   * nothing, when that reference was credited before.
+   */
+  async topUpIn(
+    trx: Executor,
+    input: { userId: number; tokenId: number | null; amount: number; reference: string; note: string },
+  ): Promise<boolean> {
+    const row = { ...topUpRow(input), tokenId: input.tokenId };
+    if (!(await insertTopUp(trx, row, input.note))) return false;
+    this.observe(trx, { kind: row.kind, amount: row.amount });
+    return true;
   }
 
   entries(userId: number, options: { limit: number; beforeId?: number }) {

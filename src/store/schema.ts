@@ -305,6 +305,9 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   console_invites: ConsoleInvitesTable;
   user_images: UserImagesTable;
+  redemption_batches: RedemptionBatchesTable;
+  redemption_codes: RedemptionCodesTable;
+  redemption_user_counts: RedemptionUserCountsTable;
 }
 
 /** A console operator account. */
@@ -345,6 +348,47 @@ export interface UserImagesTable {
   model: string;
   url: string;
   created_at: number;
+}
+
+/** A batch of redemption codes, as an operator generated it (docs/redemption-codes.md). */
+export interface RedemptionBatchesTable {
+  id: Id;
+  /** The name prefix of its codes ("" when none). */
+  name: string;
+  /** Quota each code credits. */
+  quota: number;
+  count: number;
+  per_user_limit: number | null;
+  expires_at: number | null;
+  /** `enabled` or `disabled`. */
+  status: Generated<string>;
+  note: Generated<string>;
+  exported_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One redemption code: found by its SHA-256, never kept in full after its batch's export. */
+export interface RedemptionCodesTable {
+  id: Id;
+  batch_id: number;
+  code_hash: string;
+  /** Its start and end, for lists. */
+  shown: string;
+  /** The full code until the batch is exported, then null. */
+  plain: string | null;
+  /** `unused`, `used` or `disabled`. */
+  status: Generated<string>;
+  user_id: number | null;
+  redeemed_at: number | null;
+  created_at: number;
+}
+
+/** How many codes of a batch a user redeemed. */
+export interface RedemptionUserCountsTable {
+  batch_id: number;
+  user_id: number;
+  used: number;
 }
 
 export type Timestamp = ColumnType<number, number, number>;

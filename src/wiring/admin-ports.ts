@@ -21,9 +21,17 @@ import type {
 import { channelContracts } from "../contracts/admin.js";
 import { channelTypeContract } from "../contracts/channel-types.js";
 import type { LedgerEntryView } from "../contracts/records.js";
+import type {
+  GenerateBatchBody,
+  RedemptionBatchView,
+  RedemptionCodeView,
+  RedemptionView,
+} from "../contracts/redemptions.js";
 import type { AdminPorts } from "../core/admin/ports.js";
+import type * as codes from "../core/admin/redemption-codes.js";
 import type * as core from "../core/admin/shapes.js";
 import { ChannelSettingsApiSchema } from "../core/channel-settings.js";
+import type { RedemptionResult } from "../core/redemptions/redeem.js";
 import { CAPABILITIES } from "../core/vendor-adapter.js";
 import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { ChangeTopic } from "../events/change-bus.js";
@@ -44,7 +52,9 @@ export interface AdminParts {
   prices: PriceBook;
   ledger: Ledger;
   vendors: VendorRegistry;
-  config: Pick<Config, "webhooks">;
+  /** Batches of redemption codes (the store's RedemptionCodes). */
+  redemptions: AdminPorts["redemptions"];
+  config: Pick<Config, "webhooks" | "quotaPerUnit">;
   announce(topic: ChangeTopic): Promise<void>;
 }
 
@@ -58,6 +68,8 @@ export function adminPorts(parts: AdminParts): AdminPorts {
     prices: parts.prices,
     ledger: parts.ledger,
     vendors: parts.vendors,
+    redemptions: parts.redemptions,
+    quotaPerUnit: parts.config.quotaPerUnit,
     announce: (topic) => parts.announce(topic),
     checkWebhookTarget: (url, field) => assertWebhookTarget(url, { allowPrivate }, field),
     invalidIpEntry,
@@ -111,6 +123,10 @@ const agreement: Record<string, true> = {
   updatePrice: true satisfies Agree<core.PricePatch, Static<typeof UpdatePriceBody>>,
   groupRatioView: true satisfies Agree<core.GroupRatioView, Static<typeof GroupRatioView>>,
   setGroupRatio: true satisfies Agree<core.GroupRatioInput, Static<typeof SetGroupRatioBody>>,
+  generateBatch: true satisfies Agree<codes.GenerateBatchInput, Static<typeof GenerateBatchBody>>,
+  redemptionBatchView: true satisfies Agree<codes.RedemptionBatchView, Static<typeof RedemptionBatchView>>,
+  redemptionCodeView: true satisfies Agree<codes.RedemptionCodeView, Static<typeof RedemptionCodeView>>,
+  redemptionView: true satisfies Agree<RedemptionResult, Static<typeof RedemptionView>>,
   ledgerEntry: true satisfies Agree<core.LedgerEntryView, Static<typeof LedgerEntryView>>,
   userWritable: true satisfies Agree<Writable<typeof core.USER_WRITABLE>, WritableOf<typeof UserView>>,
   tokenWritable: true satisfies Agree<Writable<typeof core.TOKEN_WRITABLE>, WritableOf<typeof TokenView>>,

@@ -8,6 +8,7 @@ import { openStore } from "../store/database.js";
 import { Ledger } from "../store/ledger.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { PriceBook } from "../store/prices.js";
+import { RedemptionCodes } from "../store/redemptions.js";
 import { Settings } from "../store/settings.js";
 import { Tokens } from "../store/tokens.js";
 import { Users } from "../store/users.js";
@@ -37,20 +38,23 @@ export function openCommandStore(config: Pick<Config, "databaseUrl">): CommandSt
     migrate: async () => {
       await migrateToLatest(store);
     },
-    admin: (config, changed) =>
-      adminPorts({
+    admin: (config, changed) => {
+      const ledger = Ledger.forStore(store);
+      return adminPorts({
         users: new Users(store.db),
         tokens: new Tokens(store.db),
         channels: new Channels(store.db),
         prices: new PriceBook(store.db),
-        ledger: Ledger.forStore(store),
+        ledger,
+        redemptions: new RedemptionCodes(store.db, ledger),
         vendors,
         config,
         // Told to running gateways through Redis after the command, when Redis is configured.
         announce: async (topic) => {
           changed.add(topic);
         },
-      }),
+      });
+    },
     settings: new Settings(store.db),
     operators: { accounts: new ConsoleAccounts(store.db), sessions: new ConsoleSessions(store.db) },
     close: () => store.close(),

@@ -9,6 +9,7 @@ import type { AdminDeps } from "./admin-deps.js";
 import { channelAdminRoutes } from "./channels.js";
 import { overviewAdminRoutes } from "./overview.js";
 import { recordAdminRoutes } from "./records.js";
+import { redemptionAdminRoutes } from "./redemptions.js";
 import { userAdminRoutes } from "./users.js";
 
 /**
@@ -37,4 +38,5 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
   await app.register(channelAdminRoutes, { admin: deps.admin, vendors: deps.vendors, lists: deps.operatorLists });
   await app.register(recordAdminRoutes, { lists: deps.operatorLists });
   await app.register(overviewAdminRoutes, { lists: deps.operatorLists });
+  await app.register(redemptionAdminRoutes, { admin: deps.admin });
 }

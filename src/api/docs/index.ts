@@ -39,6 +39,7 @@ const TAGS = [
     description: "Chat completions in OpenAI's and Anthropic's shapes, over every chat upstream (see docs/chat.md).",
   },
   { name: "models", description: "The models a token may use, in OpenAI's list shape." },
+  { name: "redemptions", description: "A user redeems a redemption code with an API token." },
   { name: "admin", description: "Operator API: users, tokens, channels, prices, group ratios, tasks." },
   {
     name: "console",

@@ -3,6 +3,7 @@ import { GatewayError } from "../../core/errors.js";
 import { installInputBounds } from "../../http/input-bounds.js";
 import { installSurface } from "../../http/surfaces.js";
 import { consoleAuthRoutes } from "./auth-routes.js";
+import { consoleMeRedemptionRoutes } from "./me-redemption-routes.js";
 import { consoleMeRoutes } from "./me-routes.js";
 import { consoleMeTokenRoutes } from "./me-token-routes.js";
 import { type ConsoleVideoDeps, consoleMeVideoRoutes } from "./me-video-routes.js";
@@ -45,6 +46,7 @@ export async function consoleApiRoutes(app: FastifyInstance, opts: { deps: Conso
   await app.register(consoleMeRoutes, { deps });
   await app.register(consoleMeTokenRoutes, { deps });
   await app.register(consoleMeVideoRoutes, { deps });
+  await app.register(consoleMeRedemptionRoutes, { deps });
   // The pages answer every other path under /console (deep links); an unknown API path is this
   // API's own 404, in its shape, never the pages' shell.
   app.all("/*", { schema: { hide: true } }, async (request) => {

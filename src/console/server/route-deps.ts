@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import type { Config } from "../../config/load.js";
 import type { AdminPorts } from "../../core/admin/ports.js";
 import { GatewayError } from "../../core/errors.js";
+import type { RedemptionPorts } from "../../core/redemptions/ports.js";
 import type { Ledger } from "../../store/ledger.js";
 import type { Tokens } from "../../store/tokens.js";
 import type { UserImages } from "../../store/user-images.js";
@@ -19,6 +20,8 @@ export interface ConsoleRouteDeps {
   config: Pick<Config, "console" | "bodies" | "webhooks">;
   console: ConsoleServices;
   userImages: Pick<UserImages, "list">;
+  /** A user's redemption of a code, with its failed-attempt limit. */
+  redemptions: RedemptionPorts;
   /** Absolute base URL for the links the console hands out (invites). */
   publicBaseUrl(): string;
 }

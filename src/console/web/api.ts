@@ -67,6 +67,26 @@ export async function request<T>(method: string, url: string, body?: unknown): P
   return parsed as T;
 }
 
+/** A state change whose answer is text (a CSV export): the text, or the ApiError of its JSON error. */
+export async function postForText(url: string): Promise<string> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { accept: "text/csv, application/json", "x-csrf-token": csrfToken },
+    credentials: "same-origin",
+  });
+  const text = await res.text();
+  if (!res.ok) {
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    throw errorOf(res.status, parsed);
+  }
+  return text;
+}
+
 export const get = <T>(url: string) => request<T>("GET", url);
 export const post = <T>(url: string, body?: unknown) => request<T>("POST", url, body ?? {});
 export const put = <T>(url: string, body: unknown) => request<T>("PUT", url, body);

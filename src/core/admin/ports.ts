@@ -1,4 +1,5 @@
 import type { Channel, ChannelInput } from "../channel.js";
+import type { RedemptionBatchStore } from "../redemptions/ports.js";
 import type { VendorRegistry } from "../vendor-registry.js";
 import type { LedgerEntryView, PriceKind, PriceView, TokenView, UserView } from "./shapes.js";
 
@@ -89,6 +90,10 @@ export interface AdminPorts {
     topUp(userId: number, amount: number, reference: string, note: string): Promise<{ applied: boolean }>;
     entries(userId: number, options: { limit: number; beforeId?: number }): Promise<LedgerRecord[]>;
   };
+  /** Batches of redemption codes and their codes. */
+  redemptions: RedemptionBatchStore;
+  /** Quota per currency unit (QUOTA_PER_UNIT): amounts in currency are converted with it. */
+  quotaPerUnit: number;
   /** Tells the caches of this instance and the others that a topic changed. */
   announce(topic: AdminTopic): Promise<void>;
   /** The webhook URL as it will be called, or a 400 naming `field` when its address is not allowed. */

@@ -2,11 +2,12 @@
 import type { Static } from "@sinclair/typebox";
 import { useMemo } from "preact/hooks";
 import type { MeAnswer, SpendAnswer } from "../../../contracts/console.js";
-import { get, query } from "../api.js";
+import type { RedemptionView } from "../../../contracts/redemptions.js";
+import { get, post, query } from "../api.js";
 import { TimeChart } from "../chart.js";
-import { Choices, type Field, useForm } from "../forms.js";
+import { Choices, type Field, FormCard, useForm } from "../forms.js";
 import { Pager, usePaged } from "../lists.js";
-import { fmtQuota, Notice, Page, Stats, useLoad } from "../ui.js";
+import { fmtQuota, Notice, Page, Stats, useAction, useLoad } from "../ui.js";
 import { type LedgerEntry, LedgerTable } from "./user-lists.js";
 
 export type Me = Static<typeof MeAnswer>;
@@ -55,6 +56,7 @@ export function MePage() {
           { label: "Credit line", value: fmtQuota(u?.credit_line) },
         ]}
       />
+      <RedeemCard onRedeemed={() => me.reload()} />
       <Choices fields={PERIOD} form={period} />
       <TimeChart title="Spend by model" x={chart.x} series={chart.series} bars />
       <h2>Ledger</h2>
@@ -62,5 +64,30 @@ export function MePage() {
       <LedgerTable rows={ledger.data} caption="My ledger, newest first" />
       <Pager pager={pager} nextCursor={next} />
     </Page>
+  );
+}
+
+/** A user redeems a code: the balance is credited once (docs/redemption-codes.md). */
+function RedeemCard({ onRedeemed }: { onRedeemed: () => void }) {
+  const form = useForm({ code: "" });
+  const action = useAction();
+  return (
+    <FormCard
+      title="Redeem a code"
+      submit="Redeem"
+      fields={[{ field: "code", label: "Code", name: "code", autoComplete: "off", required: true, maxLength: 100 }]}
+      form={form}
+      action={action}
+      onSubmit={() =>
+        action.run(async () => {
+          const done = await post<Static<typeof RedemptionView>>("/console/api/me/redemptions", {
+            code: form.values.code.trim(),
+          });
+          form.reset();
+          onRedeemed();
+          return `Credited ${done.amount} (${fmtQuota(done.quota)} quota). Balance: ${fmtQuota(done.balance)}.`;
+        })
+      }
+    />
   );
 }
