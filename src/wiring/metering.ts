@@ -150,6 +150,10 @@ export function contentRelayDeps(services: MeteringServices, log: FastifyBaseLog
         adapterOf(services, channel, "content").generate(channel, model, body, signal),
       openStream: (channel, model, body, signal) =>
         adapterOf(services, channel, "content").openStream(channel, model, body, signal),
+      async countTokens(channel, model, body, signal) {
+        const adapter = adapterOf(services, channel, "content");
+        return adapter.countTokens ? adapter.countTokens(channel, model, body, signal) : null;
+      },
     },
   };
 }
