@@ -305,6 +305,17 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   console_invites: ConsoleInvitesTable;
   user_images: UserImagesTable;
+  rate_limits: RateLimitsTable;
+}
+
+/** An operator's rate limit of a token, a user or a model, or a group's default (migration 017). */
+export interface RateLimitsTable {
+  scope: string;
+  subject: string;
+  group_name: string;
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  updated_at: number;
 }
 
 /** A console operator account. */

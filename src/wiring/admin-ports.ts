@@ -30,6 +30,7 @@ import type { ChangeTopic } from "../events/change-bus.js";
 import type { Channels } from "../store/channels.js";
 import type { Ledger } from "../store/ledger.js";
 import type { PriceBook } from "../store/prices.js";
+import type { RateLimitRules } from "../store/rate-limits.js";
 import type { Tokens } from "../store/tokens.js";
 import type { Users } from "../store/users.js";
 import { vendors } from "../upstreams/registry.js";
@@ -42,6 +43,7 @@ export interface AdminParts {
   tokens: Tokens;
   channels: Channels;
   prices: PriceBook;
+  rateLimitRules: RateLimitRules;
   ledger: Ledger;
   vendors: VendorRegistry;
   config: Pick<Config, "webhooks">;
@@ -56,6 +58,7 @@ export function adminPorts(parts: AdminParts): AdminPorts {
     tokens: parts.tokens,
     channels: parts.channels,
     prices: parts.prices,
+    rateLimits: parts.rateLimitRules,
     ledger: parts.ledger,
     vendors: parts.vendors,
     announce: (topic) => parts.announce(topic),

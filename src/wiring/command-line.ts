@@ -8,6 +8,7 @@ import { openStore } from "../store/database.js";
 import { Ledger } from "../store/ledger.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { PriceBook } from "../store/prices.js";
+import { RateLimitRules } from "../store/rate-limits.js";
 import { Settings } from "../store/settings.js";
 import { Tokens } from "../store/tokens.js";
 import { Users } from "../store/users.js";
@@ -43,6 +44,7 @@ export function openCommandStore(config: Pick<Config, "databaseUrl">): CommandSt
         tokens: new Tokens(store.db),
         channels: new Channels(store.db),
         prices: new PriceBook(store.db),
+        rateLimitRules: new RateLimitRules(store.db),
         ledger: Ledger.forStore(store),
         vendors,
         config,

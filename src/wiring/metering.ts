@@ -89,6 +89,7 @@ export function meteringDeps<S extends MeteredSurface>(
       refund: (reference, note) => ledger.refund(reference, note),
       noteUsage: (reference, seen, closeBy) => ledger.noteUsage(reference, seen, closeBy),
     },
+    ...(services.callLimits ? { limits: services.callLimits } : {}),
     logRequest: requestLogger(services, surface),
     stopping: services.stopping,
     log,
