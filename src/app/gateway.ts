@@ -27,6 +27,7 @@ import { Charges } from "../store/charges.js";
 import { openStore } from "../store/database.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { PriceBook } from "../store/prices.js";
+import { RateLimitRules } from "../store/rate-limits.js";
 import { Settings } from "../store/settings.js";
 import { countTasksByState } from "../store/task-counts.js";
 import { TaskStore } from "../store/tasks.js";
@@ -110,6 +111,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   const users = new Users(store.db);
   const tokens = new Tokens(store.db);
   const channels = new Channels(store.db);
+  const rateLimitRules = new RateLimitRules(store.db);
   const auth = new Authenticator(tokens, users);
   const redisBus =
     !options.bus && config.redisUrl
@@ -126,6 +128,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     if (topic === "tokens" || topic === "users") auth.invalidate();
     if (topic === "channels") channels.invalidate();
     if (topic === "prices") prices.invalidate();
+    if (topic === "limits") rateLimitRules.invalidate();
   };
   const unsubscribe = bus.subscribe(dropCaches);
 
@@ -140,6 +143,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     tokens,
     channels,
     prices,
+    rateLimitRules,
     auth,
     bus,
     redis: redisBus?.client ?? null,

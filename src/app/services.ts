@@ -13,6 +13,8 @@ import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { ChangeBus, ChangeTopic } from "../events/change-bus.js";
 import { DEFAULT_IDEMPOTENCY, IdempotencyKeys } from "../idempotency/idempotency-keys.js";
 import type { BackgroundService } from "../lifecycle/background-service.js";
+import { OperatorCallLimits } from "../limits/call-limits.js";
+import { MinuteCounters } from "../limits/limiter.js";
 import { RateLimits } from "../limits/rate-limits.js";
 import { RedemptionLimits } from "../limits/redemption-limits.js";
 import { type GatewayMetrics, quotaObserver } from "../metrics/index.js";
@@ -24,6 +26,7 @@ import { IdempotencyKeyRows } from "../store/idempotency-keys.js";
 import { Ledger } from "../store/ledger.js";
 import { operatorListsOf } from "../store/operator-lists.js";
 import type { PriceBook } from "../store/prices.js";
+import type { RateLimitRules } from "../store/rate-limits.js";
 import { RedemptionCodes } from "../store/redemptions.js";
 import { RequestLogWriter, requestLogInsert } from "../store/request-logs.js";
 import { Settings } from "../store/settings.js";
@@ -55,6 +58,9 @@ export interface GatewayServices {
   vendors: VendorRegistry;
   /** Per-token request limits and failed-authentication limits (shared through Redis when set). */
   limits: RateLimits;
+  /** The operators' rate limits (table `rate_limits`, cached) and the counters of metered calls. */
+  rateLimitRules: RateLimitRules;
+  callLimits: OperatorCallLimits;
   /** Channel outcomes and automatic disabling. */
   health: ChannelHealth;
   /** Per-channel concurrency limits. */
@@ -107,6 +113,7 @@ export interface ServiceParts
     | "tokens"
     | "channels"
     | "prices"
+    | "rateLimitRules"
     | "auth"
     | "bus"
     | "stopping"
@@ -155,6 +162,12 @@ export function buildServices(parts: ServiceParts): GatewayServices {
         keyPrefix: config.redisKeyPrefix,
       },
       parts.redis,
+    ),
+    rateLimitRules: parts.rateLimitRules,
+    callLimits: new OperatorCallLimits(
+      () => parts.rateLimitRules.rules(),
+      new MinuteCounters(parts.redis, config.redisKeyPrefix),
+      logger,
     ),
     health: new ChannelHealth(
       channels,

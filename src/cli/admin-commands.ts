@@ -8,12 +8,15 @@ import {
   UpdateTokenBody,
   UpdateUserBody,
 } from "../contracts/admin.js";
+import { SetRateLimitBody } from "../contracts/rate-limits.js";
 import { GenerateBatchBody } from "../contracts/redemptions.js";
 import * as catalog from "../core/admin/catalog.js";
 import type { AdminPorts, PriceKind } from "../core/admin/ports.js";
+import * as limits from "../core/admin/rate-limits.js";
 import * as codes from "../core/admin/redemption-codes.js";
 import * as people from "../core/admin/users.js";
 import { unixNow } from "../core/ids.js";
+import type { LimitScope } from "../core/limits/rate-limit-rules.js";
 import { CHANNEL_TYPES, CreateChannelBody, UpdateChannelBody } from "../wiring/admin-ports.js";
 import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";
 
@@ -158,6 +161,19 @@ function priceKey(inv: Invocation, max = 2): { kind: PriceKind; name: string } {
   return { kind: kind as PriceKind, name };
 }
 
+const LIMIT_FLAGS: FlagSpec = { group: "text", rpm: "int?", tpm: "int?" };
+
+/** `limit ... SCOPE [SUBJECT] [--group GROUP]`: a rate limit's identity. */
+function limitKey(inv: Invocation): { scope: LimitScope; subject: string; group: string } {
+  const [scope, subject = ""] = inv.positionals;
+  if (scope !== "token" && scope !== "user" && scope !== "model") {
+    throw new UsageError("give the limit's scope: token, user or model");
+  }
+  if (inv.positionals.length > 2) throw new UsageError(`unexpected argument "${inv.positionals[2]}"`);
+  const group = inv.values.group;
+  return { scope, subject, group: typeof group === "string" ? group : "" };
+}
+
 function limitOf(inv: Invocation): { limit: number; afterId?: number } {
   const body = bodyOf({ limit: "int", after: "int" }, inv.values);
   const limit = (body.limit as number | undefined) ?? 100;
@@ -286,6 +302,28 @@ export const COMMANDS: Record<string, AdminCommand> = {
       return { ...key, body: checkBody<Static<typeof UpdatePriceBody>>(UpdatePriceBody, body) };
     },
     run: (s, p) => catalog.updatePrice(s, p.kind, p.name, p.body),
+  }),
+  "limit list": command({ usage: "limit list", prepare: noPositionals, run: (s) => limits.listRateLimits(s) }),
+  "limit set": command({
+    usage:
+      "limit set token|user|model [SUBJECT] [--group GROUP] [--rpm N|none] [--tpm N|none]   (SUBJECT: the token or user id, or the model; none with --group: the group's default)",
+    flags: LIMIT_FLAGS,
+    prepare: (inv) => {
+      const key = limitKey(inv);
+      const values = bodyOf(LIMIT_FLAGS, inv.values);
+      return checkBody<Static<typeof SetRateLimitBody>>(SetRateLimitBody, {
+        ...key,
+        ...(values.rpm !== undefined ? { requestsPerMinute: values.rpm } : {}),
+        ...(values.tpm !== undefined ? { tokensPerMinute: values.tpm } : {}),
+      });
+    },
+    run: (s, body) => limits.setRateLimit(s, body),
+  }),
+  "limit remove": command({
+    usage: "limit remove token|user|model [SUBJECT] [--group GROUP]",
+    flags: { group: "text" },
+    prepare: (inv) => limitKey(inv),
+    run: (s, key) => limits.removeRateLimit(s, key),
   }),
   "price delete": command({
     usage: "price delete KIND NAME",

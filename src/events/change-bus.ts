@@ -1,7 +1,7 @@
 import { EventEmitter } from "node:events";
 
 /** What changed: caches of that kind must be dropped. */
-export type ChangeTopic = "tokens" | "users" | "channels" | "prices";
+export type ChangeTopic = "tokens" | "users" | "channels" | "prices" | "limits";
 
 /**
  * Tells every part of the gateway (and, with a shared implementation, every instance) that

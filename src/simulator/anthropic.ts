@@ -1,6 +1,7 @@
-import type { FastifyInstance } from "fastify";
-import { type ChatScript, chatScript } from "./chat-script.js";
-import { PlannedAnswer, writeAndWait, writePlannedSteps } from "./planned-stream.js";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { type ChatScript, chatScript, SIM_IMAGE_TOKENS } from "./chat-script.js";
+import { tokensOf } from "./gemini-text.js";
+import { PlannedAnswer, planFor, writeAndWait, writePlannedSteps } from "./planned-stream.js";
 import type { SimulatorState } from "./state.js";
 
 const ERRORS: Record<number, { type: string; message: string }> = {
@@ -25,7 +26,8 @@ function blocksText(content: unknown): { text: string; images: number } {
   return { text, images };
 }
 
-function scriptFor(state: SimulatorState, body: any): ChatScript {
+/** The prompt's text and images: the system text and every message's. */
+function promptOf(body: any): { prompt: string; images: number } {
   const system = blocksText(body?.system);
   let prompt = system.text;
   let images = 0;
@@ -34,6 +36,11 @@ function scriptFor(state: SimulatorState, body: any): ChatScript {
     prompt += c.text;
     images += c.images;
   }
+  return { prompt, images };
+}
+
+function scriptFor(state: SimulatorState, body: any): ChatScript {
+  const { prompt, images } = promptOf(body);
   const choice = body?.tool_choice;
   return chatScript(
     {
@@ -53,23 +60,59 @@ function scriptFor(state: SimulatorState, body: any): ChatScript {
 const stopReason = (finish: string) =>
   finish === "tool" ? "tool_use" : finish === "length" ? "max_tokens" : "end_turn";
 
-/** `POST /v1/messages`: the Anthropic Messages protocol, plain and streamed (named SSE events). */
-export async function anthropicSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
-  const { state } = opts;
-  app.post("/v1/messages", async (request, reply) => {
-    const key = request.headers["x-api-key"];
-    const keys = state.options.keys;
-    if (typeof key !== "string" || key === "" || (keys && !keys.includes(key))) {
-      return reply
-        .status(401)
-        .send({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
-    }
-    if (request.headers["anthropic-version"] !== "2023-06-01") {
-      return reply.status(400).send({
+/** The refusal of a request without a valid key or version header, else null. */
+function refusal(state: SimulatorState, request: FastifyRequest): { status: number; body: unknown } | null {
+  const key = request.headers["x-api-key"];
+  const keys = state.options.keys;
+  if (typeof key !== "string" || key === "" || (keys && !keys.includes(key))) {
+    return {
+      status: 401,
+      body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
+    };
+  }
+  if (request.headers["anthropic-version"] !== "2023-06-01") {
+    return {
+      status: 400,
+      body: {
         type: "error",
         error: { type: "invalid_request_error", message: "anthropic-version: header is required" },
+      },
+    };
+  }
+  return null;
+}
+
+/**
+ * `POST /v1/messages` (the Anthropic Messages protocol, plain and streamed as named SSE events)
+ * and `POST /v1/messages/count_tokens` (the input tokens a message would report).
+ */
+export async function anthropicSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
+  const { state } = opts;
+  app.post("/v1/messages/count_tokens", async (request, reply) => {
+    const refused = refusal(state, request);
+    if (refused) return reply.status(refused.status).send(refused.body);
+    const body = request.body as any;
+    PlannedAnswer.received(state, "anthropic", request, reply, body);
+    if (body?.max_tokens !== undefined || body?.stream !== undefined) {
+      const field = body?.max_tokens !== undefined ? "max_tokens" : "stream";
+      return reply.status(400).send({
+        type: "error",
+        error: { type: "invalid_request_error", message: `${field}: Extra inputs are not permitted` },
       });
     }
+    const { prompt, images } = promptOf(body);
+    const plan = planFor(state.options.anthropic ?? {}, prompt);
+    if (plan.status !== null) {
+      const status = plan.status === 503 ? 529 : plan.status;
+      return reply.status(status).send({ type: "error", error: ERRORS[plan.status] ?? ERRORS[500] });
+    }
+    // The same count a generate call of this body reports as its input (cached and fresh together).
+    return reply.send({ input_tokens: tokensOf(prompt) + images * SIM_IMAGE_TOKENS });
+  });
+
+  app.post("/v1/messages", async (request, reply) => {
+    const refused = refusal(state, request);
+    if (refused) return reply.status(refused.status).send(refused.body);
     const body = request.body as any;
     if (!Number.isInteger(body?.max_tokens)) {
       return reply

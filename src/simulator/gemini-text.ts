@@ -44,6 +44,12 @@ function promptOf(body: any): { text: string; media: number } {
   return { text, media };
 }
 
+/** The prompt tokens a generate call of `body` reports (`promptTokenCount`), as `:countTokens` counts them. */
+export function promptTokensOf(body: any): number {
+  const prompt = promptOf(body);
+  return tokensOf(prompt.text) + prompt.media * MEDIA_PART_TOKENS;
+}
+
 /** The deterministic text of chunk `index` for a prompt. */
 export function simulatedChunkText(prompt: string, index: number, last: boolean): string {
   const seed = createHash("sha256").update(prompt).digest().readUInt32BE(0);
@@ -79,7 +85,7 @@ function functionCallFor(body: any, prompt: string): { name: string; args: unkno
 
 /** The chunks of one answer, each with the cumulative usage so far. */
 function answerChunks(sim: GeminiSimRequest, plan: Plan, prompt: { text: string; media: number }) {
-  const promptTokens = tokensOf(prompt.text) + prompt.media * MEDIA_PART_TOKENS;
+  const promptTokens = promptTokensOf(sim.body);
   const responseId = createHash("sha256")
     .update(`${prompt.text}:${sim.state.random()}`)
     .digest("base64url")
@@ -167,6 +173,24 @@ function merged(chunks: any[]): unknown {
       content: { parts: [{ text: chunks.map((c) => c.candidates[j].content.parts[0].text).join("") }], role: "model" },
     })),
   };
+}
+
+/**
+ * `:countTokens` (a body of `contents` or a `generateContentRequest`): the prompt tokens a generate
+ * call would report; the prompt's status markers (`[429]`, `[500]`) fail it as they fail a call.
+ */
+export function answerGeminiCount(sim: Omit<GeminiSimRequest, "method" | "sse">) {
+  const { request, reply, state } = sim;
+  const path = request.url.replace(/([?&]key=)[^&]*/, "$1[redacted]");
+  PlannedAnswer.received(state, "gemini", request, reply, sim.body, path);
+  const body = sim.body?.generateContentRequest ?? sim.body;
+  const plan = planFor(state.options.gemini?.text ?? {}, promptOf(body).text);
+  if (plan.status !== null) {
+    const error = ERRORS[plan.status] ?? { message: "error", status: "UNKNOWN" };
+    return reply.status(plan.status).send({ error: { code: plan.status, ...error } });
+  }
+  const totalTokens = promptTokensOf(body);
+  return reply.status(200).send({ totalTokens, promptTokensDetails: [{ modality: "TEXT", tokenCount: totalTokens }] });
 }
 
 /** Answers a Gemini text request, synchronous or streaming (`alt=sse` or the JSON-array stream). */

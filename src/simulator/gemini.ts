@@ -1,11 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { answerGeminiImage } from "./gemini-image.js";
-import { answerGeminiText } from "./gemini-text.js";
+import { answerGeminiCount, answerGeminiText } from "./gemini-text.js";
 import type { GeminiSimRequest, SimulatorState } from "./state.js";
 
 /**
- * `POST /v1beta/models/{model}:generateContent|streamGenerateContent`. A request asking for the
- * IMAGE modality is answered by the image part of the simulator; every other by the text part.
+ * `POST /v1beta/models/{model}:generateContent|streamGenerateContent|countTokens`. A request asking
+ * for the IMAGE modality is answered by the image part of the simulator; every other by the text
+ * part, and a count by the text part's count of the prompt.
  */
 export async function geminiSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
   const { state } = opts;
@@ -14,7 +15,7 @@ export async function geminiSimulator(app: FastifyInstance, opts: { state: Simul
     const sep = target.lastIndexOf(":");
     const model = sep > 0 ? target.slice(0, sep) : target;
     const method = sep > 0 ? target.slice(sep + 1) : "";
-    if (method !== "generateContent" && method !== "streamGenerateContent") {
+    if (method !== "generateContent" && method !== "streamGenerateContent" && method !== "countTokens") {
       return reply.status(404).send({ error: { code: 404, message: `unknown method ${method}`, status: "NOT_FOUND" } });
     }
     const key = request.headers["x-goog-api-key"] ?? (request.query as Record<string, string>).key;
@@ -25,6 +26,7 @@ export async function geminiSimulator(app: FastifyInstance, opts: { state: Simul
       });
     }
     const body = request.body as any;
+    if (method === "countTokens") return answerGeminiCount({ model, body, request, reply, state });
     const modalities: unknown = body?.generationConfig?.responseModalities;
     const wantsImage = Array.isArray(modalities) && modalities.some((m) => String(m).toUpperCase() === "IMAGE");
     const sim: GeminiSimRequest = {

@@ -308,6 +308,17 @@ export interface Database {
   redemption_batches: RedemptionBatchesTable;
   redemption_codes: RedemptionCodesTable;
   redemption_user_counts: RedemptionUserCountsTable;
+  rate_limits: RateLimitsTable;
+}
+
+/** An operator's rate limit of a token, a user or a model, or a group's default (migration 017). */
+export interface RateLimitsTable {
+  scope: string;
+  subject: string;
+  group_name: string;
+  requests_per_minute: number | null;
+  tokens_per_minute: number | null;
+  updated_at: number;
 }
 
 /** A console operator account. */

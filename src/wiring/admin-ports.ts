@@ -38,6 +38,7 @@ import type { ChangeTopic } from "../events/change-bus.js";
 import type { Channels } from "../store/channels.js";
 import type { Ledger } from "../store/ledger.js";
 import type { PriceBook } from "../store/prices.js";
+import type { RateLimitRules } from "../store/rate-limits.js";
 import type { Tokens } from "../store/tokens.js";
 import type { Users } from "../store/users.js";
 import { vendors } from "../upstreams/registry.js";
@@ -50,6 +51,7 @@ export interface AdminParts {
   tokens: Tokens;
   channels: Channels;
   prices: PriceBook;
+  rateLimitRules: RateLimitRules;
   ledger: Ledger;
   vendors: VendorRegistry;
   /** Batches of redemption codes (the store's RedemptionCodes). */
@@ -66,6 +68,7 @@ export function adminPorts(parts: AdminParts): AdminPorts {
     tokens: parts.tokens,
     channels: parts.channels,
     prices: parts.prices,
+    rateLimits: parts.rateLimitRules,
     ledger: parts.ledger,
     vendors: parts.vendors,
     redemptions: parts.redemptions,

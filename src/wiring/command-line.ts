@@ -8,6 +8,7 @@ import { openStore } from "../store/database.js";
 import { Ledger } from "../store/ledger.js";
 import { migrateToLatest } from "../store/migrate.js";
 import { PriceBook } from "../store/prices.js";
+import { RateLimitRules } from "../store/rate-limits.js";
 import { RedemptionCodes } from "../store/redemptions.js";
 import { Settings } from "../store/settings.js";
 import { Tokens } from "../store/tokens.js";
@@ -47,6 +48,7 @@ export function openCommandStore(config: Pick<Config, "databaseUrl">): CommandSt
         prices: new PriceBook(store.db),
         ledger,
         redemptions: new RedemptionCodes(store.db, ledger),
+        rateLimitRules: new RateLimitRules(store.db),
         vendors,
         config,
         // Told to running gateways through Redis after the command, when Redis is configured.

@@ -89,6 +89,7 @@ export function meteringDeps<S extends MeteredSurface>(
       refund: (reference, note) => ledger.refund(reference, note),
       noteUsage: (reference, seen, closeBy) => ledger.noteUsage(reference, seen, closeBy),
     },
+    ...(services.callLimits ? { limits: services.callLimits } : {}),
     logRequest: requestLogger(services, surface),
     stopping: services.stopping,
     log,
@@ -150,6 +151,10 @@ export function contentRelayDeps(services: MeteringServices, log: FastifyBaseLog
         adapterOf(services, channel, "content").generate(channel, model, body, signal),
       openStream: (channel, model, body, signal) =>
         adapterOf(services, channel, "content").openStream(channel, model, body, signal),
+      async countTokens(channel, model, body, signal) {
+        const adapter = adapterOf(services, channel, "content");
+        return adapter.countTokens ? adapter.countTokens(channel, model, body, signal) : null;
+      },
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from "fastify";
+import type { CallLimits } from "../core/metering/ports.js";
 import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
 import type { ChannelHealth } from "../routing/channel-health.js";
@@ -23,6 +24,8 @@ export interface RelayServices {
   slots: Pick<ChannelSlots, "acquire">;
   metrics: GatewayMetrics;
   requestLogs: Pick<RequestLogWriter, "log">;
+  /** The operators' rate limits of metered calls (requests and tokens per minute). */
+  callLimits?: CallLimits;
   /** Aborted when a stop's drain window is over: what still runs (streams) ends now. */
   stopping: AbortSignal;
   logger: FastifyBaseLogger;

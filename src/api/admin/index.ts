@@ -8,6 +8,7 @@ import { errorShapeOf } from "../route-table.js";
 import type { AdminDeps } from "./admin-deps.js";
 import { channelAdminRoutes } from "./channels.js";
 import { overviewAdminRoutes } from "./overview.js";
+import { rateLimitAdminRoutes } from "./rate-limits.js";
 import { recordAdminRoutes } from "./records.js";
 import { redemptionAdminRoutes } from "./redemptions.js";
 import { userAdminRoutes } from "./users.js";
@@ -36,6 +37,7 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
   });
   await app.register(userAdminRoutes, { admin: deps.admin, lists: deps.operatorLists });
   await app.register(channelAdminRoutes, { admin: deps.admin, vendors: deps.vendors, lists: deps.operatorLists });
+  await app.register(rateLimitAdminRoutes, { admin: deps.admin });
   await app.register(recordAdminRoutes, { lists: deps.operatorLists });
   await app.register(overviewAdminRoutes, { lists: deps.operatorLists });
   await app.register(redemptionAdminRoutes, { admin: deps.admin });

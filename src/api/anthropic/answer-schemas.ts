@@ -54,5 +54,9 @@ export const MessageAnswer = {
 
 export const CountTokensAnswer = Type.Object(
   { input_tokens: Type.Integer({ minimum: 0 }) },
-  { ...Open, description: "The input's token count, the gateway's own estimate" },
+  {
+    ...Open,
+    description:
+      "The input's token count: the upstream's, or the gateway's estimate when the header x-gateway-token-count says estimated",
+  },
 );

@@ -60,7 +60,8 @@ export interface ChatShape<B extends TSchema> {
 
 /**
  * Installs a chat surface on `base` (its error shape, token auth, input bounds; `notFound`:
- * whether its not-found answers are its own) and its completion route.
+ * whether its not-found answers are its own) and its completion route; returns the surface and
+ * the relay's ports, for the surface's further routes.
  */
 export function chatSurface<B extends TSchema>(
   base: FastifyInstance,
@@ -109,5 +110,5 @@ export function chatSurface<B extends TSchema>(
       return reply;
     },
   );
-  return app;
+  return { app, relay };
 }

@@ -69,7 +69,7 @@ type Paths = Record<string, Record<string, Record<string, unknown>>>;
 const CONTENT_METHODS = [
   ["generateContent", "Generate content"],
   ["streamGenerateContent", "Generate content as a stream (server-sent events with alt=sse, else one JSON array)"],
-  ["countTokens", "Count the tokens of a prompt (the gateway's own estimate; free)"],
+  ["countTokens", "Count the tokens of a prompt (free; the upstream's count, else the gateway's estimate)"],
 ] as const;
 
 /**

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { assertModelAllowed } from "../../auth/authenticator.js";
 import { callSignal } from "../../core/call-signal.js";
 import type { Channel } from "../../core/channel.js";
+import { countContentTokens } from "../../core/content/count-tokens.js";
 import type { ContentCall, ContentRelayDeps } from "../../core/content/ports.js";
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
 import { GatewayError } from "../../core/errors.js";
@@ -12,8 +13,9 @@ import { installSurface } from "../../http/surfaces.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import type { ModelCatalogDeps } from "../model-catalog.js";
 import { errorShapeOf } from "../route-table.js";
+import { TOKEN_COUNT_HEADER } from "../token-count-header.js";
 import { forwardableText } from "./forwardable-body.js";
-import { type ContentModelDeps, countContentTokens, geminiModelRoutes } from "./models.js";
+import { assertContentModel, type ContentModelDeps, geminiModelRoutes } from "./models.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
 import { clientStreamSink } from "./stream-sink.js";
 
@@ -21,7 +23,7 @@ import { clientStreamSink } from "./stream-sink.js";
 export type ContentSurfaceDeps = TokenAuthDeps &
   ModelCatalogDeps &
   ContentModelDeps &
-  Parameters<typeof countContentTokens>[0] & {
+  Parameters<typeof assertContentModel>[0] & {
     config: { bodies: { content: BodyBounds } };
     /** Set while the gateway stops: a stream in flight ends then. */
     stopping?: AbortSignal;
@@ -91,7 +93,18 @@ export async function geminiRoutes(
       const { model, method } = splitTarget(request.params.target);
       const principal = principalOf(request);
       assertModelAllowed(principal, model);
-      if ((method as Method) === "countTokens") return countContentTokens(deps, model, request.body);
+      if ((method as Method) === "countTokens") {
+        await assertContentModel(deps, model);
+        const counted = await countContentTokens(relay, {
+          requestId: request.id,
+          model,
+          group: principal.group,
+          signal: callSignal(reply.raw),
+          body: request.body,
+        });
+        reply.header(TOKEN_COUNT_HEADER, counted.estimated ? "estimated" : "upstream");
+        return counted.result;
+      }
       const call: ContentCall = {
         requestId: request.id,
         reference: billingReference(request),

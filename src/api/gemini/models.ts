@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../../config/load.js";
-import { estimatePromptTokens } from "../../core/content/estimate.js";
 import { GatewayError } from "../../core/errors.js";
 import type { VendorRegistry } from "../../core/vendor-registry.js";
 import type { Channels } from "../../store/channels.js";
@@ -103,18 +102,12 @@ export async function geminiModelRoutes(base: FastifyInstance, deps: ContentMode
   );
 }
 
-/**
- * `:countTokens`: the gateway's own estimate of the prompt (four characters a token, 258 per
- * media part: the estimate the content relay bills by when usage is missing). Free of charge.
- */
-export async function countContentTokens(
+/** Refuses a model no content channel lists, in Google's words (a 404). */
+export async function assertContentModel(
   deps: { channels: Pick<Channels, "isKnownModel">; vendors: Pick<VendorRegistry, "serving"> },
   model: string,
-  body: unknown,
-) {
+): Promise<void> {
   if (!(await deps.channels.isKnownModel(model, deps.vendors.serving("content")))) {
     throw new GatewayError("GW_ERR_NOT_FOUND", `models/${model} is not found for API version v1beta.`);
   }
-  const request = (body as { generateContentRequest?: unknown })?.generateContentRequest ?? body;
-  return { totalTokens: estimatePromptTokens(request) };
 }

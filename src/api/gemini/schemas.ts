@@ -105,12 +105,13 @@ export const GenerateContentResponse = Type.Object(
   Open,
 );
 
-/** `:countTokens`: the gateway's own estimate of the prompt. */
+/** `:countTokens`: the upstream's count of the prompt, or the gateway's estimate. */
 export const CountTokensResponse = Type.Object({ totalTokens: Type.Integer({ minimum: 0 }) }, Open);
 
 /** The 200 answer of every method; the document shows each method its own media types. */
 export const ContentAnswer = {
-  description: "The upstream's answer, relayed as it came (countTokens: the gateway's own count)",
+  description:
+    "The upstream's answer, relayed as it came (countTokens: the upstream's count, or the gateway's estimate when the header x-gateway-token-count says estimated)",
   content: {
     "application/json": {
       schema: Type.Union([GenerateContentResponse, Type.Array(GenerateContentResponse), CountTokensResponse], {

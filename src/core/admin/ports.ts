@@ -1,4 +1,5 @@
 import type { Channel, ChannelInput } from "../channel.js";
+import type { LimitScope, RateLimitRule } from "../limits/rate-limit-rules.js";
 import type { RedemptionBatchStore } from "../redemptions/ports.js";
 import type { VendorRegistry } from "../vendor-registry.js";
 import type { LedgerEntryView, PriceKind, PriceView, TokenView, UserView } from "./shapes.js";
@@ -40,7 +41,7 @@ export interface TokenFields {
 }
 
 /** What changed, for the caches of every instance to drop. */
-export type AdminTopic = "users" | "tokens" | "channels" | "prices";
+export type AdminTopic = "users" | "tokens" | "channels" | "prices" | "limits";
 
 export interface AdminPorts {
   users: {
@@ -84,6 +85,12 @@ export interface AdminPorts {
     deletePrice(kind: PriceKind, name: string): Promise<boolean>;
     listGroupRatios(): Promise<{ group: string; ratio: number }[]>;
     setGroupRatio(group: string, ratio: number): Promise<void>;
+  };
+  /** The operators' rate limits (migration 017's table). */
+  rateLimits: {
+    list(): Promise<RateLimitRule[]>;
+    set(rule: RateLimitRule): Promise<void>;
+    remove(scope: LimitScope, subject: string, group: string): Promise<boolean>;
   };
   ledger: {
     /** Applies a top-up once per (user, reference): a repeat applies nothing. */

@@ -29,6 +29,8 @@ export interface ChatUpstream<C> {
     request: ChatRequest,
     signal: AbortSignal,
   ): Promise<AsyncGenerator<ChatEvent>>;
+  /** The input tokens of the request by the vendor's own count endpoint, where it has one (free). */
+  countTokens?(channel: C, upstreamModel: string, request: ChatRequest, signal: AbortSignal): Promise<number>;
 }
 
 /** Everything the chat relay uses: a metered call's ports, and more. */

@@ -21,6 +21,22 @@ export type OpenedContentStream = OpenedStream<ContentChunk>;
 export interface ContentUpstream<C> {
   generate(channel: C, upstreamModel: string, body: UpstreamBody, signal: AbortSignal): Promise<ContentChunk>;
   openStream(channel: C, upstreamModel: string, body: UpstreamBody, signal: AbortSignal): Promise<OpenedContentStream>;
+  /**
+   * `:countTokens` of a `generateContentRequest` or of `contents`: the upstream's answer, its
+   * `totalTokens` checked. Null when the channel's vendor has no count endpoint.
+   */
+  countTokens?(
+    channel: C,
+    upstreamModel: string,
+    body: UpstreamBody,
+    signal: AbortSignal,
+  ): Promise<CountedTokens | null>;
+}
+
+/** A count endpoint's answer: the total, and whatever else the vendor says (Gemini's details). */
+export interface CountedTokens {
+  totalTokens: number;
+  [field: string]: unknown;
 }
 
 /** Everything the content relay uses: a metered call's ports, its model limits and its upstream. */

@@ -1,3 +1,4 @@
+import { tokensOfUsage } from "../limits/rate-limit-rules.js";
 import type { Told } from "./call-errors.js";
 import type { CallKind } from "./call-kind.js";
 import { type Plan, ratiosOn } from "./plan.js";
@@ -13,7 +14,7 @@ export interface Outcome<C, Acc> extends Told {
 
 type FinishDeps<C extends MeteredChannel, P> = Pick<
   MeteringDeps<C, P>,
-  "quotaPerUnit" | "chargeOpenMs" | "usageRecordMs" | "ledger" | "logRequest" | "log" | "now"
+  "quotaPerUnit" | "chargeOpenMs" | "usageRecordMs" | "ledger" | "limits" | "logRequest" | "log" | "now"
 >;
 
 /**
@@ -53,6 +54,8 @@ export async function finish<Call extends MeteredCall, Sent, P, U, Acc, C extend
     usage = settlement.usage;
     quota = keptQuota(deps, kind, plan, settlement, outcome.channel ?? (plan.ordered[0] as C));
   }
+  // The rate limits keep the tokens used, every bucket, instead of the worst case reserved.
+  if (plan.limited) deps.limits?.settle(plan.limited, usage === null ? 0 : tokensOfUsage(kind.logged(usage)));
   try {
     if (settlement.kind === "refund") {
       await deps.ledger.refund(call.reference, settlement.note);

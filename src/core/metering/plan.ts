@@ -1,7 +1,8 @@
 import { orderChannels } from "../channel-selection.js";
+import { tokensOfUsage } from "../limits/rate-limit-rules.js";
 import type { Ratios } from "../pricing.js";
 import type { CallKind } from "./call-kind.js";
-import type { MeteredCall, MeteredChannel, MeteringDeps } from "./ports.js";
+import type { LimitReservation, MeteredCall, MeteredChannel, MeteringDeps } from "./ports.js";
 import { logRow } from "./request-log.js";
 import { toClientError } from "./upstream-failure.js";
 
@@ -15,6 +16,8 @@ export interface Plan<C, P, Sent> {
   estimate: number;
   /** Quota held. */
   held: number;
+  /** What the call reserved of its rate limits (returned at settlement). */
+  limited: LimitReservation | null;
   /** What goes upstream. */
   request: Sent;
   startedAt: number;
@@ -34,7 +37,9 @@ function dearest<C extends MeteredChannel>(ordered: C[]): C {
  * call can cost (the kind's worst case; at the dearest candidate's ratio when its pricing is
  * metered, since failover may land on any): a balance (down to minus its credit line) or a
  * token's limit that does not cover it refuses the call before any upstream call. Then brings in
- * what the call names by URL, refunding the hold when that fails. A refusal is logged and thrown
+ * what the call names by URL, refunding the hold when that fails. Before the hold, the call is
+ * counted against its rate limits and reserves its worst case in tokens there (returned when the
+ * hold is refused or refunded, or at settlement). A refusal is logged and thrown
  * as the error the client sees.
  */
 export async function planCall<Call extends MeteredCall, Sent, P, U, Acc, C extends MeteredChannel>(
@@ -58,6 +63,11 @@ export async function planCall<Call extends MeteredCall, Sent, P, U, Acc, C exte
     const holdOn = kind.pricing === "metered" ? dearest(ordered) : (ordered[0] as C);
     const held = kind.quota(worst, price, ratiosOn(deps, groupRatio, holdOn));
     if (!Number.isSafeInteger(held)) throw kind.tooDear();
+    // The rate limits count the call and reserve its worst case in tokens before the hold.
+    const limited = deps.limits ? await deps.limits.reserve(call, tokensOfUsage(kind.logged(worst))) : null;
+    const unreserve = () => {
+      if (limited) deps.limits?.settle(limited, 0);
+    };
     try {
       await deps.ledger.charge({
         userId: caller.userId,
@@ -68,6 +78,7 @@ export async function planCall<Call extends MeteredCall, Sent, P, U, Acc, C exte
         closeBy: startedAt + deps.chargeOpenMs,
       });
     } catch (err) {
+      unreserve();
       throw kind.explainRefusedHold ? kind.explainRefusedHold(err, held, worst) : err;
     }
     let request = kind.upstreamRequest(call);
@@ -79,10 +90,11 @@ export async function planCall<Call extends MeteredCall, Sent, P, U, Acc, C exte
           // The charge stays open with nothing seen on it: the charge reaper refunds it.
           deps.log.warn({ err: refundErr, reference: call.reference }, `${kind.label} hold could not be refunded now`);
         });
+        unreserve();
         throw err;
       }
     }
-    return { ordered, price, groupRatio, estimate, held, request, startedAt };
+    return { ordered, price, groupRatio, estimate, held, limited, request, startedAt };
   } catch (err) {
     const error = toClientError(err);
     logRow(deps, call, startedAt, {

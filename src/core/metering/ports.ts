@@ -65,6 +65,24 @@ export interface MeteringLedger {
   noteUsage(reference: string, seen: number, closeBy: number): Promise<void>;
 }
 
+/** What a call reserved of its rate limits; given back to its limits at settlement. */
+export interface LimitReservation {
+  /** Tokens reserved: the worst case of the call. */
+  readonly tokens: number;
+}
+
+/** The rate limits of metered calls (requests and tokens per minute, per token, user and model). */
+export interface CallLimits {
+  /**
+   * Counts one request of the call and reserves `tokens` (its worst case) against every limit
+   * it falls under; throws a 429 GatewayError with Retry-After when one is over. Null when none
+   * applies.
+   */
+  reserve(call: Pick<MeteredCall, "caller" | "model">, tokens: number): Promise<LimitReservation | null>;
+  /** Replaces the reservation with the tokens the call used (0: refunded). Never throws. */
+  settle(reservation: LimitReservation, tokens: number): void;
+}
+
 /** Everything a metered call uses, whatever its surface; `P` is the price of a model. */
 export interface MeteringDeps<C extends MeteredChannel, P> {
   quotaPerUnit: number;
@@ -95,6 +113,8 @@ export interface MeteringDeps<C extends MeteredChannel, P> {
     groupRatio(group: string): Promise<number>;
   };
   ledger: MeteringLedger;
+  /** The rate limits of calls, when the gateway has any set. */
+  limits?: CallLimits;
   logRequest(row: MeteredLogRow): void;
   /** The gateway's logger, shared by every call: each line names its request (`requestId`). */
   log: {

@@ -14,6 +14,24 @@ function postOf(channel: UpstreamEndpoint): ChatPost {
   return v1Post(channel.baseUrl, "messages", { "x-api-key": channel.key, "anthropic-version": ANTHROPIC_VERSION });
 }
 
+/** The fields of a Messages body that `/v1/messages/count_tokens` takes (it refuses the others). */
+const COUNTED_FIELDS = ["model", "messages", "system", "tools", "tool_choice", "thinking"];
+
+/** `POST {base}/v1/messages/count_tokens` (free): the input tokens of a Messages body. */
+async function countTokens(channel: UpstreamEndpoint, body: Record<string, unknown>, signal: AbortSignal) {
+  const post = v1Post(channel.baseUrl, "messages/count_tokens", {
+    "x-api-key": channel.key,
+    "anthropic-version": ANTHROPIC_VERSION,
+  });
+  const counted = Object.fromEntries(Object.entries(body).filter(([field]) => COUNTED_FIELDS.includes(field)));
+  const answer = (await postChat(channel, post, counted, signal)) as { input_tokens?: unknown } | null;
+  const tokens = answer?.input_tokens;
+  if (typeof tokens !== "number" || !Number.isSafeInteger(tokens) || tokens < 0) {
+    throw new UpstreamError("retryable", "upstream answered a count without input_tokens");
+  }
+  return tokens;
+}
+
 /** An `error` event inside a stream (`overloaded_error` is Anthropic's 529). */
 function streamError(value: unknown, key: string): UpstreamError {
   const type = String((value as { error?: { type?: unknown } })?.error?.type ?? "");
@@ -61,4 +79,7 @@ export const anthropicUpstream: ChatUpstream<UpstreamEndpoint> = {
       events: (res) => eventsOf(res, post.url, channel.key, upstreamModel, structured),
     });
   },
+
+  countTokens: (channel, upstreamModel, request, signal) =>
+    countTokens(channel, anthropicBody(request, upstreamModel, false), signal),
 };

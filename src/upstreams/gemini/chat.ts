@@ -21,7 +21,7 @@ import {
 } from "../../core/chat/wire-helpers.js";
 import { StreamStart, tokenCount } from "../chat-answer-reading.js";
 import type { UpstreamEndpoint } from "../http.js";
-import { generateContent, openContentStream } from "./content.js";
+import { countContentTokens, generateContent, openContentStream } from "./content.js";
 
 const FINISH: Record<string, ChatFinishReason> = {
   STOP: "stop",
@@ -274,5 +274,10 @@ export const geminiChatUpstream: ChatUpstream<UpstreamEndpoint> = {
   async openStream(channel, upstreamModel, request, signal) {
     const stream = await openContentStream(channel, upstreamModel, { value: geminiChatBody(request) }, signal);
     return eventsOf(stream.first.value, stream.rest, upstreamModel);
+  },
+  async countTokens(channel, upstreamModel, request, signal) {
+    const generateContentRequest = { model: `models/${upstreamModel}`, ...geminiChatBody(request) };
+    const counted = await countContentTokens(channel, upstreamModel, { value: { generateContentRequest } }, signal);
+    return counted.totalTokens;
   },
 };

@@ -1,4 +1,4 @@
-import type { ContentChunk, UpstreamBody } from "../../core/content/ports.js";
+import type { ContentChunk, CountedTokens, UpstreamBody } from "../../core/content/ports.js";
 import { isUpstreamError, UpstreamError } from "../../core/upstream-error.js";
 import { callUpstreamForText, callUpstreamStreaming } from "../direct-call.js";
 import {
@@ -97,4 +97,26 @@ export async function openContentStream(
   const first = await rest.next();
   if (first.done) throw new UpstreamError("retryable", `upstream ended the stream before any event (${safeUrl(url)})`);
   return { first: first.value, rest };
+}
+
+/**
+ * Calls `:countTokens` (free) and returns its answer; an answer without a whole `totalTokens` is
+ * an UpstreamError like any failure.
+ */
+export async function countContentTokens(
+  channel: UpstreamEndpoint,
+  upstreamModel: string,
+  body: UpstreamBody,
+  signal: AbortSignal,
+): Promise<CountedTokens> {
+  const url = `${channel.baseUrl.replace(/\/+$/, "")}/v1beta/models/${encodeURI(upstreamModel)}:countTokens`;
+  const answer = await callUpstreamForText(callOf(channel, url, body, signal), MAX_ANSWER_BYTES);
+  if (answer.statusCode < 200 || answer.statusCode >= 300)
+    throw geminiError(answer.statusCode, answer.text, channel.key);
+  const value = parseChunk(answer.text, url, channel.key).value as Partial<CountedTokens> | null;
+  const total = value?.totalTokens;
+  if (typeof total !== "number" || !Number.isSafeInteger(total) || total < 0) {
+    throw new UpstreamError("retryable", `upstream answered a count without totalTokens (${safeUrl(url)})`);
+  }
+  return value as CountedTokens;
 }
