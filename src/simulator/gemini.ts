@@ -1,11 +1,13 @@
 import type { FastifyInstance } from "fastify";
+import { answerGeminiEmbedding } from "./embeddings.js";
 import { answerGeminiImage } from "./gemini-image.js";
 import { answerGeminiText } from "./gemini-text.js";
 import type { GeminiSimRequest, SimulatorState } from "./state.js";
 
 /**
- * `POST /v1beta/models/{model}:generateContent|streamGenerateContent`. A request asking for the
- * IMAGE modality is answered by the image part of the simulator; every other by the text part.
+ * `POST /v1beta/models/{model}:generateContent|streamGenerateContent|embedContent|batchEmbedContents`.
+ * A request asking for the IMAGE modality is answered by the image part of the simulator, the
+ * embedding methods by embeddings.ts, every other by the text part.
  */
 export async function geminiSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
   const { state } = opts;
@@ -14,7 +16,8 @@ export async function geminiSimulator(app: FastifyInstance, opts: { state: Simul
     const sep = target.lastIndexOf(":");
     const model = sep > 0 ? target.slice(0, sep) : target;
     const method = sep > 0 ? target.slice(sep + 1) : "";
-    if (method !== "generateContent" && method !== "streamGenerateContent") {
+    const embedding = method === "embedContent" || method === "batchEmbedContents";
+    if (method !== "generateContent" && method !== "streamGenerateContent" && !embedding) {
       return reply.status(404).send({ error: { code: 404, message: `unknown method ${method}`, status: "NOT_FOUND" } });
     }
     const key = request.headers["x-goog-api-key"] ?? (request.query as Record<string, string>).key;
@@ -23,6 +26,9 @@ export async function geminiSimulator(app: FastifyInstance, opts: { state: Simul
       return reply.status(400).send({
         error: { code: 400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT" },
       });
+    }
+    if (method === "embedContent" || method === "batchEmbedContents") {
+      return answerGeminiEmbedding(state, model, method, request, reply);
     }
     const body = request.body as any;
     const modalities: unknown = body?.generationConfig?.responseModalities;

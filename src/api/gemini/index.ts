@@ -5,6 +5,7 @@ import { callSignal } from "../../core/call-signal.js";
 import type { Channel } from "../../core/channel.js";
 import type { ContentCall, ContentRelayDeps } from "../../core/content/ports.js";
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
+import type { EmbeddingsRelayDeps } from "../../core/embeddings/ports.js";
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
 import { type BodyBounds, bodyTextOf, installInputBounds } from "../../http/input-bounds.js";
@@ -12,6 +13,7 @@ import { installSurface } from "../../http/surfaces.js";
 import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import type { ModelCatalogDeps } from "../model-catalog.js";
 import { errorShapeOf } from "../route-table.js";
+import { geminiEmbedRoutes } from "./embed.js";
 import { forwardableText } from "./forwardable-body.js";
 import { type ContentModelDeps, countContentTokens, geminiModelRoutes } from "./models.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
@@ -65,6 +67,8 @@ export async function geminiRoutes(
   opts: {
     deps: ContentSurfaceDeps /** The metered-call engine's ports, wired by the app. */;
     relay: ContentRelayDeps<Channel>;
+    /** The embedding methods' ports, wired by the app. */
+    embeddings: EmbeddingsRelayDeps<Channel>;
   },
 ) {
   const { deps, relay } = opts;
@@ -75,6 +79,7 @@ export async function geminiRoutes(
   installInputBounds(app, deps.config.bodies.content, { anyContentType: true, emptyBody: "undefined", keepText: true });
 
   await geminiModelRoutes(app, deps);
+  geminiEmbedRoutes(app, opts.embeddings);
 
   app.post(
     "/models/:target",
