@@ -67,6 +67,13 @@ function base64Of(vector: number[]): string {
 export async function openAiEmbeddingsSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
   const { state } = opts;
   app.post("/v1/embeddings", async (request, reply) => {
+    state.record({
+      protocol: "openai-embeddings",
+      method: "POST",
+      path: request.url,
+      headers: request.headers,
+      body: request.body,
+    });
     const match = /^Bearer\s+(\S+)$/i.exec(String(request.headers.authorization ?? ""));
     const keys = state.options.keys;
     if (!match || (keys && !keys.includes(match[1] as string))) {
@@ -80,7 +87,6 @@ export async function openAiEmbeddingsSimulator(app: FastifyInstance, opts: { st
       });
     }
     const body = request.body as { model?: unknown; input?: unknown; dimensions?: unknown; encoding_format?: unknown };
-    state.record({ protocol: "openai-embeddings", method: "POST", path: request.url, headers: request.headers, body });
     const raw = body?.input;
     const inputs: Array<string | number[]> =
       typeof raw === "string"

@@ -291,6 +291,22 @@ for (const kind of STORES) {
       expect(await gw.balance(poor.userId)).toBe(1);
     });
 
+    it("fails over to the next channel when one is refused its key, and bills once", async () => {
+      const model = "embed-failover";
+      await gw.gateway.ctx.prices.setPrice({ kind: "content", name: model, ...PRICE });
+      await gw.createChannel({ type: "openai-chat", baseUrl: sim.url, key: "bad-key", models: [model], priority: 10 });
+      await gw.createChannel({ type: "gemini", baseUrl: sim.url, key: SIM_KEY, models: [model], priority: 0 });
+      await gw.gateway.ctx.announce("channels");
+      const answer = await openai.embeddings.create({ model, input: "fail over", dimensions: 5 });
+      const refused = sim.received.filter((r) => r.protocol === "openai-embeddings").at(-1);
+      expect(refused?.headers.authorization).toBe("Bearer bad-key");
+      closeTo(answer.data[0]?.embedding ?? [], simulatedEmbedding("fail over", 5));
+      const id = await lastEmbeddingsRequestId();
+      const rows = await ledgerOf(`embeddings:${id}`);
+      expect(rows.map((r) => r.kind)).toEqual(["charge", "settle"]);
+      expect(-(rows[0]?.amount ?? 0) - (rows[1]?.amount ?? 0)).toBe(costOf(Math.ceil("fail over".length / 4)));
+    });
+
     it("lists the embedding models in /v1/models and says an unknown model is unknown", async () => {
       const models = await openai.models.list();
       const ids = models.data.map((m) => m.id);
