@@ -14,7 +14,17 @@ export interface RouteArea {
   /** The paths it covers: this path itself and every path below it (`/v1` covers `/v1/...`). */
   path: string;
   /** The surface's name: metrics label and OpenAPI tag. */
-  surface: "tasks" | "videos" | "images" | "content" | "chat" | "models" | "redemptions" | "admin" | "console";
+  surface:
+    | "tasks"
+    | "videos"
+    | "images"
+    | "content"
+    | "chat"
+    | "embeddings"
+    | "models"
+    | "redemptions"
+    | "admin"
+    | "console";
   auth: AuthKind;
   /** The body shape of its errors, raised anywhere from a malformed URL to a failed upstream. */
   errors: Surface;
@@ -48,6 +58,7 @@ export const ROUTE_TABLE: readonly RouteArea[] = [
   { path: "/v1/messages", surface: "chat", auth: "anthropic", errors: "anthropic" },
   { path: "/v1/models", surface: "models", auth: "bearer", errors: "openai" },
   { path: "/v1/redemptions", surface: "redemptions", auth: "bearer", errors: "openai" },
+  { path: "/v1/embeddings", surface: "embeddings", auth: "bearer", errors: "openai" },
   { path: "/v1beta", surface: "content", auth: "google", errors: "google" },
 ];
 

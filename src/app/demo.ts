@@ -9,6 +9,8 @@ import { buildGateway, type Gateway } from "./gateway.js";
 const UPSTREAM_KEY = "demo-upstream-key";
 /** Chat models of the demo, each served by the simulator in its vendor's protocol. */
 const CHAT_MODELS = { openai: "demo-gpt", anthropic: "demo-claude" };
+/** The embedding models of the demo (their prices are default prices). */
+const EMBEDDING_MODELS = { openai: "text-embedding-3-small", gemini: "gemini-embedding-001" };
 /** The video model of the demo (its price per second is one of the default prices). */
 const VIDEO_MODEL = "sora-2";
 const CHAT_PRICE = { inputPerMillion: 1, outputPerMillion: 4, cachedRatio: 0.1 };
@@ -129,8 +131,13 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
     ctx.channels.create({ name, type, baseUrl: simulator.url, key: UPSTREAM_KEY, models });
   await channel("simulated audioa", "task-relay", ["audioa"]);
   await channel("simulated audiob", "generate-record", ["audiob"]);
-  await channel("simulated gemini", "gemini", ["gemini-2.5-flash", "gemini-2.5-pro", ...IMAGE_MODELS]);
-  await channel("simulated openai-chat", "openai-chat", [CHAT_MODELS.openai]);
+  await channel("simulated gemini", "gemini", [
+    "gemini-2.5-flash",
+    "gemini-2.5-pro",
+    ...IMAGE_MODELS,
+    EMBEDDING_MODELS.gemini,
+  ]);
+  await channel("simulated openai-chat", "openai-chat", [CHAT_MODELS.openai, EMBEDDING_MODELS.openai]);
   await channel("simulated anthropic", "anthropic", [CHAT_MODELS.anthropic]);
   await channel("simulated openai-videos", "openai-videos", [VIDEO_MODEL]);
   for (const model of Object.values(CHAT_MODELS)) {
@@ -201,6 +208,20 @@ export async function startDemo(options: { port?: number } = {}): Promise<Demo> 
       model: message.model,
       messages: message.messages,
     }),
+    curl("POST", `${url}/v1/embeddings`, bearer, {
+      model: EMBEDDING_MODELS.openai,
+      input: ["a lighthouse at dusk", "a paper boat"],
+      dimensions: 8,
+    }),
+    curl(
+      "POST",
+      `${url}/v1beta/models/${EMBEDDING_MODELS.gemini}:embedContent`,
+      { "x-goog-api-key": token },
+      {
+        content: { parts: [{ text: "a lighthouse at dusk" }] },
+        outputDimensionality: 8,
+      },
+    ),
     curl("POST", `${url}/v1/videos`, bearer, videoBody),
     curl("GET", `${url}/v1/videos/${videoId}`, bearer),
     curl("GET", `${url}/v1/videos/${videoId}/content`, bearer, undefined, { output: "demo-video.mp4" }),

@@ -3,6 +3,7 @@ import { adminRoutes } from "../api/admin/index.js";
 import { anthropicRoutes } from "../api/anthropic/index.js";
 import { requireToken } from "../api/auth-hook.js";
 import { registerApiDocs } from "../api/docs/index.js";
+import { openAiEmbeddingsRoutes } from "../api/embeddings/index.js";
 import { geminiRoutes } from "../api/gemini/index.js";
 import { imageRoutes } from "../api/images/index.js";
 import { openAiModelRoutes } from "../api/models/index.js";
@@ -19,7 +20,7 @@ import { installSurface } from "../http/surfaces.js";
 import type { GuardedFetcher } from "../net/guarded-fetch.js";
 import type { TaskStore } from "../store/tasks.js";
 import { imageGenerationWiring } from "../wiring/image-generation.js";
-import { chatRelayDeps, contentRelayDeps } from "../wiring/metering.js";
+import { chatRelayDeps, contentRelayDeps, embeddingsRelayDeps } from "../wiring/metering.js";
 import { taskSurfacePorts } from "../wiring/task-ports.js";
 import { videoSurfacePorts } from "../wiring/video-ports.js";
 import { registerCors } from "./cors.js";
@@ -65,9 +66,12 @@ export async function registerSurfaces(
   await app.register(anthropicRoutes, { deps: services, relay: chatRelay, prefix: "/v1/messages" });
   await app.register(openAiModelRoutes, { deps: services, prefix: "/v1" });
   await app.register(redemptionRoutes, { deps: services, prefix: "/v1" });
+  const embeddingsRelay = embeddingsRelayDeps(services, services.logger);
+  await app.register(openAiEmbeddingsRoutes, { deps: services, relay: embeddingsRelay, prefix: "/v1" });
   await app.register(geminiRoutes, {
     deps: services,
     relay: contentRelayDeps(services, services.logger),
+    embeddings: embeddingsRelay,
     prefix: "/v1beta",
   });
   await app.register(consoleApiRoutes, { deps: services, prefix: "/console/api" });

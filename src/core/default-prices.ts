@@ -45,4 +45,8 @@ export const DEFAULT_PRICES: readonly DefaultPrice[] = [
   { kind: "content", name: "gemini-2.5-flash", inputPerMillion: 0.3, outputPerMillion: 2.5, cachedRatio: 0.1 },
   { kind: "content", name: "gemini-2.5-pro", inputPerMillion: 1.25, outputPerMillion: 10, cachedRatio: 0.1 },
   { kind: "content", name: "gemini-2.5-flash-lite", inputPerMillion: 0.1, outputPerMillion: 0.4, cachedRatio: 0.1 },
+  // Embedding models: billed per input token at the input rate (they produce no output tokens).
+  { kind: "content", name: "text-embedding-3-small", inputPerMillion: 0.02, outputPerMillion: 0, cachedRatio: 1 },
+  { kind: "content", name: "text-embedding-3-large", inputPerMillion: 0.13, outputPerMillion: 0, cachedRatio: 1 },
+  { kind: "content", name: "gemini-embedding-001", inputPerMillion: 0.15, outputPerMillion: 0, cachedRatio: 1 },
 ];

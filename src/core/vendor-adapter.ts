@@ -2,14 +2,15 @@ import type { Channel } from "./channel.js";
 import type { ChannelSettingName } from "./channel-settings.js";
 import type { ChatUpstream } from "./chat/ports.js";
 import type { ContentUpstream } from "./content/ports.js";
+import type { EmbeddingsUpstream } from "./embeddings/ports.js";
 import type { ImageUpstream } from "./images/image-upstream.js";
 import type { TaskUpstream } from "./tasks/ports.js";
 
 /**
  * What a channel type can be used for: the Gemini-native content surface, the chat surfaces,
- * image generation, the audio task families and the Videos API.
+ * image generation, the audio task families, the Videos API and embeddings.
  */
-export const CAPABILITIES = ["content", "chat", "images", "tasks", "videos"] as const;
+export const CAPABILITIES = ["content", "chat", "images", "tasks", "videos", "embeddings"] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 /** A cheap request that tells whether a channel's upstream answers and accepts its key. */
@@ -37,6 +38,8 @@ export interface VendorAdapter {
   readonly chat?: ChatUpstream<Channel>;
   /** Image generation (`/v1/images/generations`). */
   readonly images?: ImageUpstream<Channel>;
+  /** Embeddings (`/v1/embeddings`, Gemini's `:embedContent` and `:batchEmbedContents`). */
+  readonly embeddings?: EmbeddingsUpstream<Channel>;
   /**
    * A task protocol; the kinds it names say what it serves: an audio family's kinds make it
    * serve `tasks`, the video platform's `videos`.

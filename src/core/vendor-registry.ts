@@ -58,6 +58,7 @@ export class VendorRegistry {
     if (adapter.content) served.add("content");
     if (adapter.chat) served.add("chat");
     if (adapter.images) served.add("images");
+    if (adapter.embeddings) served.add("embeddings");
     for (const platform of this.platformsOf(adapter)) served.add(FAMILY_SPECS[platform].capability);
     return CAPABILITIES.filter((c) => served.has(c));
   }

@@ -1,12 +1,14 @@
 import type { FastifyInstance } from "fastify";
+import { answerGeminiEmbedding } from "./embeddings.js";
 import { answerGeminiImage } from "./gemini-image.js";
 import { answerGeminiCount, answerGeminiText } from "./gemini-text.js";
 import type { GeminiSimRequest, SimulatorState } from "./state.js";
 
 /**
- * `POST /v1beta/models/{model}:generateContent|streamGenerateContent|countTokens`. A request asking
- * for the IMAGE modality is answered by the image part of the simulator; every other by the text
- * part, and a count by the text part's count of the prompt.
+ * `POST /v1beta/models/{model}:generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents`.
+ * A request asking for the IMAGE modality is answered by the image part of the simulator, the
+ * embedding methods by embeddings.ts, a count by the text part's count of the prompt, every other by
+ * the text part.
  */
 export async function geminiSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
   const { state } = opts;
@@ -15,7 +17,9 @@ export async function geminiSimulator(app: FastifyInstance, opts: { state: Simul
     const sep = target.lastIndexOf(":");
     const model = sep > 0 ? target.slice(0, sep) : target;
     const method = sep > 0 ? target.slice(sep + 1) : "";
-    if (method !== "generateContent" && method !== "streamGenerateContent" && method !== "countTokens") {
+    const embedding = method === "embedContent" || method === "batchEmbedContents";
+    const known = method === "generateContent" || method === "streamGenerateContent" || method === "countTokens";
+    if (!known && !embedding) {
       return reply.status(404).send({ error: { code: 404, message: `unknown method ${method}`, status: "NOT_FOUND" } });
     }
     const key = request.headers["x-goog-api-key"] ?? (request.query as Record<string, string>).key;
@@ -24,6 +28,9 @@ export async function geminiSimulator(app: FastifyInstance, opts: { state: Simul
       return reply.status(400).send({
         error: { code: 400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT" },
       });
+    }
+    if (method === "embedContent" || method === "batchEmbedContents") {
+      return answerGeminiEmbedding(state, model, method, request, reply);
     }
     const body = request.body as any;
     if (method === "countTokens") return answerGeminiCount({ model, body, request, reply, state });

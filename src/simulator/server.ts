@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { anthropicSimulator } from "./anthropic.js";
 import { deepSeekSimulator } from "./deepseek.js";
+import { openAiEmbeddingsSimulator } from "./embeddings.js";
 import { geminiSimulator } from "./gemini.js";
 import { generateRecordSimulator } from "./generate-record.js";
 import { MediaLog, mediaFilesSimulator } from "./media-files.js";
@@ -66,6 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   await app.register(openAiVideosSimulator, { state });
   await app.register(usageLogRoute, { log: usage });
   await app.register(openAiChatSimulator, { state });
+  await app.register(openAiEmbeddingsSimulator, { state });
   await app.register(anthropicSimulator, { state });
   await app.register(deepSeekSimulator, { state, prefix: "/deepseek" });
   const media = new MediaLog();

@@ -10,6 +10,8 @@ export interface ReceivedRequest {
     | "gemini"
     | "openai-images"
     | "openai-chat"
+    | "openai-embeddings"
+    | "gemini-embeddings"
     | "anthropic"
     | "openai-videos"
     | "deepseek";

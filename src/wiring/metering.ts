@@ -4,6 +4,8 @@ import type { Channel } from "../core/channel.js";
 import type { ChatImage } from "../core/chat/canonical.js";
 import type { ChatRelayDeps } from "../core/chat/ports.js";
 import type { ContentRelayDeps } from "../core/content/ports.js";
+import type { EmbeddingsRelayDeps } from "../core/embeddings/ports.js";
+import { embeddingPrice } from "../core/embeddings/price.js";
 import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
 import type { MeteredLogRow, MeteringDeps } from "../core/metering/ports.js";
@@ -18,7 +20,7 @@ import type { RelayServices } from "./relay-services.js";
 // types that serve a surface, its prices, the ledger, channel health and slots, the request log.
 
 /** The metered surfaces, by what their channel types serve. */
-export type MeteredSurface = Extract<Capability, "content" | "chat" | "images">;
+export type MeteredSurface = Extract<Capability, "content" | "chat" | "images" | "embeddings">;
 
 /** What metered calls are wired from. */
 export type MeteringServices = RelayServices & {
@@ -80,7 +82,9 @@ export function meteringDeps<S extends MeteredSurface>(
     prices: {
       priceOf: (surface === "images"
         ? (model: string) => prices.imagePrice(model)
-        : (model: string) => prices.contentPrice(model)) as (model: string) => Promise<PriceOf<S> | null>,
+        : surface === "embeddings"
+          ? async (model: string) => embeddingPrice(await prices.contentPrice(model))
+          : (model: string) => prices.contentPrice(model)) as (model: string) => Promise<PriceOf<S> | null>,
       groupRatio: (group) => prices.groupRatio(group),
     },
     ledger: {
@@ -182,5 +186,13 @@ export function chatRelayDeps(
         throw inputImageFailure(field, field, err);
       }
     },
+  };
+}
+
+/** The embeddings relay (OpenAI's `/v1/embeddings` and Gemini's embedding methods), wired once per gateway. */
+export function embeddingsRelayDeps(services: MeteringServices, log: FastifyBaseLogger): EmbeddingsRelayDeps<Channel> {
+  return {
+    ...meteringDeps(services, "embeddings", log),
+    upstreamFor: (channel) => adapterOf(services, channel, "embeddings"),
   };
 }

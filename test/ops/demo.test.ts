@@ -109,6 +109,12 @@ describe("demo", () => {
           expect(JSON.parse(text).input_tokens).toBeGreaterThan(0);
         } else if (path.endsWith(":countTokens")) {
           expect(JSON.parse(text).totalTokens).toBeGreaterThan(0);
+        } else if (path === "/v1/embeddings") {
+          const answer = JSON.parse(text);
+          expect(answer.data.map((d: { embedding: number[] }) => d.embedding.length)).toEqual([8, 8]);
+          expect(answer.usage.prompt_tokens).toBeGreaterThan(0);
+        } else if (path.endsWith(":embedContent")) {
+          expect(JSON.parse(text).embedding.values).toHaveLength(8);
         } else if (path === "/v1/models") {
           expect(JSON.parse(text).data.map((m: { id: string }) => m.id)).toContain("demo-gpt");
         } else if (path === "/v1beta/models") {
@@ -147,6 +153,8 @@ describe("demo", () => {
           "/v1/messages",
           "/v1/messages (stream)",
           "/v1/messages/count_tokens",
+          "/v1/embeddings",
+          "/v1beta/models/gemini-embedding-001:embedContent",
           "/v1/videos",
           "/v1/videos/{id}",
           "/v1/videos/{id}/content",

@@ -191,6 +191,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
           (tag === "videos" && !route.includes("/video/files/")) ||
           tag === "models" ||
           tag === "redemptions" ||
+          tag === "embeddings" ||
           (tag === "chat" && !route.includes("/v1/messages"))
         ) {
           expect(Object.keys(error?.properties?.error?.properties ?? {}), route).toEqual([

@@ -18,9 +18,9 @@ const KEY = "vendor-probe-key-0123456789";
 const SERVES: Record<string, { capabilities: string[]; task_platforms: string[] }> = {
   "task-relay": { capabilities: ["tasks"], task_platforms: ["audioa"] },
   "generate-record": { capabilities: ["tasks"], task_platforms: ["audiob"] },
-  gemini: { capabilities: ["content", "chat", "images"], task_platforms: [] },
+  gemini: { capabilities: ["content", "chat", "images", "embeddings"], task_platforms: [] },
   "openai-images": { capabilities: ["images"], task_platforms: [] },
-  "openai-chat": { capabilities: ["chat"], task_platforms: [] },
+  "openai-chat": { capabilities: ["chat", "embeddings"], task_platforms: [] },
   anthropic: { capabilities: ["chat"], task_platforms: [] },
   "openai-videos": { capabilities: ["videos"], task_platforms: ["video"] },
   deepseek: { capabilities: ["chat"], task_platforms: [] },

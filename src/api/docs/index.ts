@@ -38,6 +38,10 @@ const TAGS = [
     name: "chat",
     description: "Chat completions in OpenAI's and Anthropic's shapes, over every chat upstream (see docs/chat.md).",
   },
+  {
+    name: "embeddings",
+    description: "Embeddings in OpenAI's shape, over OpenAI-compatible and Gemini upstreams (see docs/embeddings.md).",
+  },
   { name: "models", description: "The models a token may use, in OpenAI's list shape." },
   { name: "redemptions", description: "A user redeems a redemption code with an API token." },
   { name: "admin", description: "Operator API: users, tokens, channels, prices, group ratios, tasks." },
@@ -54,13 +58,16 @@ const TAGS = [
  * Gives a route its surface's tag and security unless its schema names its own, so every route
  * registered later lands under the right heading without repeating it in each schema.
  */
-function tagBySurface({ schema, url }: { schema: unknown; url: string }) {
+function tagBySurface({ schema, url, route }: { schema: unknown; url: string; route?: { constraints?: unknown } }) {
   const own = (schema ?? {}) as Record<string, unknown>;
   const area = routeAreaOf(url);
-  if (!area) return { schema: own, url };
+  // A route of the content path picked by its method (the embedding methods) is shown at its own path.
+  const method = (route?.constraints as { geminiMethod?: unknown } | undefined)?.geminiMethod;
+  const shown = typeof method === "string" ? `${url}:${method}` : url;
+  if (!area) return { schema: own, url: shown };
   return {
     schema: { ...own, tags: own.tags ?? [area.surface], security: own.security ?? SECURITY[area.auth] },
-    url,
+    url: shown,
   };
 }
 
@@ -112,6 +119,12 @@ function splitContentMethods(document: Record<string, unknown>): Record<string, 
   if (!paths || !shared) return document;
   const split: Paths = {};
   for (const [path, item] of Object.entries(paths)) {
+    if (path.startsWith("/v1beta/models/{target}:")) {
+      // A method with a route of its own (the embedding methods).
+      const verbs = Object.entries(item).map(([verb, op]) => [verb, withModelParameter(structuredClone(op))]);
+      split[path.replace("{target}", "{model}")] = Object.fromEntries(verbs);
+      continue;
+    }
     if (path !== "/v1beta/models/{target}") {
       split[path] = item;
       continue;

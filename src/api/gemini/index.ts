@@ -6,6 +6,7 @@ import type { Channel } from "../../core/channel.js";
 import { countContentTokens } from "../../core/content/count-tokens.js";
 import type { ContentCall, ContentRelayDeps } from "../../core/content/ports.js";
 import { generateContentCall, streamContentCall } from "../../core/content/relay.js";
+import type { EmbeddingsRelayDeps } from "../../core/embeddings/ports.js";
 import { GatewayError } from "../../core/errors.js";
 import { newRequestId } from "../../core/ids.js";
 import { type BodyBounds, bodyTextOf, installInputBounds } from "../../http/input-bounds.js";
@@ -14,6 +15,7 @@ import { principalOf, requireToken, type TokenAuthDeps } from "../auth-hook.js";
 import type { ModelCatalogDeps } from "../model-catalog.js";
 import { errorShapeOf } from "../route-table.js";
 import { TOKEN_COUNT_HEADER } from "../token-count-header.js";
+import { geminiEmbedRoutes } from "./embed.js";
 import { forwardableText } from "./forwardable-body.js";
 import { assertContentModel, type ContentModelDeps, geminiModelRoutes } from "./models.js";
 import { ContentAnswer, ContentQuery, GenerateContentBody, ModelParams } from "./schemas.js";
@@ -67,6 +69,8 @@ export async function geminiRoutes(
   opts: {
     deps: ContentSurfaceDeps /** The metered-call engine's ports, wired by the app. */;
     relay: ContentRelayDeps<Channel>;
+    /** The embedding methods' ports, wired by the app. */
+    embeddings: EmbeddingsRelayDeps<Channel>;
   },
 ) {
   const { deps, relay } = opts;
@@ -77,6 +81,7 @@ export async function geminiRoutes(
   installInputBounds(app, deps.config.bodies.content, { anyContentType: true, emptyBody: "undefined", keepText: true });
 
   await geminiModelRoutes(app, deps);
+  geminiEmbedRoutes(app, opts.embeddings);
 
   app.post(
     "/models/:target",

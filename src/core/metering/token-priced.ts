@@ -68,7 +68,7 @@ export function tokenPriced(words: TokenWords): TokenPricedParts {
 }
 
 /** A refused hold, told with what was held (`bound`), so that the client can ask for less. */
-function explainTokenHold(err: unknown, amount: number, bound: string, lower: string): unknown {
+export function explainTokenHold(err: unknown, amount: number, bound: string, lower: string): unknown {
   if (!(err instanceof GatewayError)) return err;
   if (err.errorName !== "GW_ERR_INSUFFICIENT_QUOTA" && err.errorName !== "GW_ERR_TOKEN_QUOTA_EXCEEDED") return err;
   const whose = err.errorName === "GW_ERR_INSUFFICIENT_QUOTA" ? "the balance" : "the token's quota limit";
