@@ -3,12 +3,23 @@ import { answerGeminiImage } from "./gemini-image.js";
 import { answerGeminiText } from "./gemini-text.js";
 import type { GeminiSimRequest, SimulatorState } from "./state.js";
 
+const BAD_KEY = {
+  error: { code: 400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT" },
+};
+
 /**
  * `POST /v1beta/models/{model}:generateContent|streamGenerateContent`. A request asking for the
  * IMAGE modality is answered by the image part of the simulator; every other by the text part.
+ * `GET /v1beta/models` (what a channel's probe asks) checks the key and lists no model.
  */
 export async function geminiSimulator(app: FastifyInstance, opts: { state: SimulatorState }) {
   const { state } = opts;
+  app.get("/v1beta/models", async (request, reply) => {
+    const key = request.headers["x-goog-api-key"] ?? (request.query as Record<string, string>).key;
+    const keys = state.options.keys;
+    if (typeof key !== "string" || key === "" || (keys && !keys.includes(key))) return reply.status(400).send(BAD_KEY);
+    return { models: [] };
+  });
   app.post("/v1beta/models/:target", async (request, reply) => {
     const target = (request.params as { target: string }).target;
     const sep = target.lastIndexOf(":");
@@ -20,9 +31,7 @@ export async function geminiSimulator(app: FastifyInstance, opts: { state: Simul
     const key = request.headers["x-goog-api-key"] ?? (request.query as Record<string, string>).key;
     const keys = state.options.keys;
     if (typeof key !== "string" || key === "" || (keys && !keys.includes(key))) {
-      return reply.status(400).send({
-        error: { code: 400, message: "API key not valid. Please pass a valid API key.", status: "INVALID_ARGUMENT" },
-      });
+      return reply.status(400).send(BAD_KEY);
     }
     const body = request.body as any;
     const modalities: unknown = body?.generationConfig?.responseModalities;
