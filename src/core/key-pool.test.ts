@@ -29,7 +29,9 @@ describe("key pools", () => {
     expect(
       keyDeathReason(new UpstreamError("retryable", "You exceeded your current quota, check billing", { status: 429 })),
     ).toMatch(/^quota exhausted \(HTTP 429\)/);
-    expect(keyDeathReason(new UpstreamError("refused", "Insufficient balance", { status: 400 }))).toMatch(/^quota/);
+    expect(keyDeathReason(new UpstreamError("auth", "insufficient_quota", { status: 403 }))).toMatch(/^quota/);
+    // A 400 may echo the client's prompt: its words never kill a key.
+    expect(keyDeathReason(new UpstreamError("refused", "bad value: insufficient balance", { status: 400 }))).toBeNull();
     expect(keyDeathReason(new UpstreamError("retryable", "Too many requests", { status: 429 }))).toBeNull();
     expect(keyDeathReason(new UpstreamError("refused", "bad prompt", { status: 400 }))).toBeNull();
     expect(keyDeathReason(new UpstreamError("retryable", "connection refused"))).toBeNull();

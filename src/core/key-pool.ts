@@ -53,13 +53,14 @@ const EXHAUSTED =
 /**
  * Why an upstream failure kills the key that made the call, or null when it does not: the key
  * was refused (401/403, or the adapter classed it `auth`), or the account behind it is out of
- * quota or balance (402, or an answer saying so, most often under 429 or 403). A rate limit
- * that is only a rate limit leaves the key live.
+ * quota or balance (402, or a 403 or 429 saying so; never a 400, which may echo the client's own
+ * words). A rate limit that is only a rate limit leaves the key live.
  */
 export function keyDeathReason(error: Pick<UpstreamError, "kind" | "status" | "message">): string | null {
   if (error.status === null) return null;
   const message = error.message.slice(0, 300);
-  if (error.status === 402 || EXHAUSTED.test(error.message)) {
+  // Only statuses an account's state answers with: a 400 may echo what the client sent.
+  if (error.status === 402 || ((error.status === 403 || error.status === 429) && EXHAUSTED.test(error.message))) {
     return `quota exhausted (HTTP ${error.status}): ${message}`;
   }
   if (error.kind === "auth") return `key refused (HTTP ${error.status}): ${message}`;

@@ -23,8 +23,9 @@ interface Pending {
  * The key pools at work: gives each channel picked for a call a key of its pool (round robin or
  * random over the live keys, per the channel), hears each call's outcome, counts it per key
  * (metrics at once, the store in batches), and marks a key dead when the upstream refused it or
- * said its account is out of quota. The channel stays up on its other keys; it is disabled only
- * when none is live. Whatever else a failure says is left to channel health.
+ * said its account is out of quota, while the pool has another live key. The channel stays up on
+ * its other keys; the refusal of its last live key is left to channel health, like any other
+ * failure of the channel.
  */
 export class KeyPools implements BackgroundService {
   readonly name = "key-pools";
@@ -33,6 +34,8 @@ export class KeyPools implements BackgroundService {
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
   private noted: Map<number, PoolKey[]> | null = null;
+  /** Keys this instance marked dead since it last read the pools. */
+  private readonly killed = new Set<number>();
 
   constructor(
     private readonly keys: ChannelKeys,
@@ -68,6 +71,7 @@ export class KeyPools implements BackgroundService {
       // Read again from the store: scrubbing any key of a pool scrubs all of them.
       for (const pool of pools.values()) notePoolSecrets(pool.map((k) => k.key));
       this.noted = pools;
+      this.killed.clear();
     }
     const out: Channel[] = [];
     for (const channel of candidates) {
@@ -108,9 +112,19 @@ export class KeyPools implements BackgroundService {
     this.pending.set(keyId, pending);
     if (!this.timer) void this.flush();
     const reason = error ? keyDeathReason(error) : null;
-    if (!reason) return false;
+    if (!reason || !this.hasOtherLiveKey(channel.id, keyId)) return false;
+    this.killed.add(keyId);
     void this.serial(() => this.kill(channel, keyId, reason));
     return true;
+  }
+
+  /**
+   * Whether the pool (as this instance last read it) has a live key besides `keyId`. The last
+   * live key is not marked dead by a call: its refusal is the channel's, judged by channel health
+   * (several users before the channel is switched off), so one tenant cannot take a channel down.
+   */
+  private hasOtherLiveKey(channelId: number, keyId: number): boolean {
+    return (this.noted?.get(channelId) ?? []).some((k) => k.id !== keyId && isLive(k) && !this.killed.has(k.id));
   }
 
   /** Writes the counters gathered so far. */

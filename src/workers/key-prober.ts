@@ -1,15 +1,15 @@
 import type { FastifyBaseLogger } from "fastify";
 import { maskKey } from "../core/key-pool.js";
 import { PeriodicService } from "../lifecycle/periodic-service.js";
-import { NO_LIVE_KEY } from "../routing/channel-health.js";
+import { AUTO_DISABLED } from "../routing/channel-health.js";
 import { type ProbeVendors, testChannel } from "../routing/channel-probe.js";
 import type { ChannelKeys } from "../store/channel-keys.js";
 import type { Channels } from "../store/channels.js";
 
 /**
  * Probes dead keys when their probe is due (the wait doubles after each failed probe, from a
- * minute up to an hour) and revives those the upstream accepts again; a channel disabled because
- * none of its keys was live is enabled again with its first revived key. Any number of instances
+ * minute up to an hour) and revives those the upstream accepts again; a channel switched off
+ * automatically is enabled again with its first revived key. Any number of instances
  * may run it: a probe is taken by compare-and-set on its due time, so one instance makes it.
  */
 export class KeyProber extends PeriodicService {
@@ -52,7 +52,8 @@ export class KeyProber extends PeriodicService {
           { channelId: channel.id, channel: channel.name, keyId: key.id, key: maskKey(key.key) },
           "channel key revived after a successful probe",
         );
-        if (channel.status !== "enabled" && channel.statusReason === NO_LIVE_KEY) {
+        // The upstream accepts this key again: a channel switched off automatically serves with it.
+        if (channel.status === AUTO_DISABLED) {
           await this.channels.update(channel.id, { status: "enabled", statusReason: "" });
           this.logger.info({ channelId: channel.id, channel: channel.name }, "channel re-enabled: a key is live again");
         }

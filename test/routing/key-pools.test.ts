@@ -22,21 +22,23 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     let pooled = 0;
     let lone = 0;
     let user: { key: string; userId: number };
+    let neighbour: { key: string; userId: number };
 
     beforeAll(async () => {
       sim = await startSimulator({ keys: accepted, gemini: { text: {} } });
-      gw = await startTestGateway(kind, { routing: { maxAttempts: 3 } });
+      gw = await startTestGateway(kind, { routing: { maxAttempts: 3, disableMinUsers: 2 } });
       user = await gw.createUser({ quota: 50_000_000 });
+      neighbour = await gw.createUser({ quota: 50_000_000 });
     });
     afterAll(async () => {
       await gw?.close();
       await sim?.close();
     });
 
-    const generate = (model: string) =>
+    const generate = (model: string, caller = user) =>
       fetch(`${gw.url}/v1beta/models/${model}:generateContent`, {
         method: "POST",
-        headers: { "content-type": "application/json", "x-goog-api-key": user.key },
+        headers: { "content-type": "application/json", "x-goog-api-key": caller.key },
         body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }),
       });
     const keysOf = async (id: number) => {
@@ -100,7 +102,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       for (const key of EVERY_KEY) expect(metrics).not.toContain(key);
     });
 
-    it("disables a channel once no key of its pool is live, and revives a key by its probe", async () => {
+    it("leaves the last live key to channel health, and revives a dead key by its probe", async () => {
       const created = await gw.admin("POST", "/channels", {
         name: "all-dead",
         type: "gemini",
@@ -111,18 +113,23 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       });
       expect(created.status).toBe(200);
       lone = created.body.data.id;
+      // The first key dies; the second, the last live one, is the channel's: one user alone
+      // cannot switch the channel off, a second user's refusal does.
       const res = await generate(LONE_MODEL);
       expect(res.status).toBe(503);
       const body = await res.text();
       for (const key of EVERY_KEY) expect(body).not.toContain(key);
       const keys = await keysOf(lone);
-      expect(keys.map((k) => k.state)).toEqual(["dead", "dead"]);
-      const down = (await gw.admin("GET", `/channels/${lone}`)).body.data;
-      expect(down.status).toBe("auto_disabled");
-      expect(down.status_reason).toContain("no live key");
+      expect(keys.map((k) => k.state)).toEqual(["dead", "live"]);
+      expect((await gw.admin("GET", `/channels/${lone}`)).body.data.status).toBe("enabled");
+      expect((await generate(LONE_MODEL, neighbour)).status).toBe(503);
+      await gw.gateway.ctx.health.flush();
+      await expect
+        .poll(async () => (await gw.admin("GET", `/channels/${lone}`)).body.data.status)
+        .toBe("auto_disabled");
 
-      // The upstream takes the second key again; the probe is due a minute after the key died.
-      accepted.push(DEAD[1] as string);
+      // The upstream takes the first key again; its probe is due a minute after it died.
+      accepted.push(DEAD[0] as string);
       let now = Date.now();
       const store = new Channels(gw.gateway.ctx.store.db);
       const clocked = new ChannelKeys(gw.gateway.ctx.store.db, () => now);
@@ -136,15 +143,11 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       );
       expect(await prober.runOnce()).toEqual([]);
       now += 61_000;
-      const revived = await prober.runOnce();
-      expect(revived).toEqual([keys[1]?.id]);
+      expect(await prober.runOnce()).toEqual([keys[0]?.id]);
       const after = await keysOf(lone);
-      expect(after.map((k) => k.state)).toEqual(["dead", "live"]);
+      expect(after.map((k) => k.state)).toEqual(["live", "live"]);
       expect((await gw.admin("GET", `/channels/${lone}`)).body.data.status).toBe("enabled");
       expect((await generate(LONE_MODEL)).status).toBe(200);
-      // The first key failed its probe: the next is two minutes later, not sooner.
-      now += 61_000;
-      expect(await prober.runOnce()).toEqual([]);
     });
 
     it("never writes a key in the logs", () => {
