@@ -36,6 +36,7 @@ import { Users } from "../store/users.js";
 import { registerWebhookServices } from "../webhooks/index.js";
 import type { ChargeReaper } from "../workers/charge-reaper.js";
 import { registerRetentionPruner, registerTaskServices } from "../workers/index.js";
+import { KeyProber } from "../workers/key-prober.js";
 import { createHttpServer, trackHandlers } from "./http.js";
 import { buildServices, type GatewayServices } from "./services.js";
 import { registerSurfaces } from "./surfaces.js";
@@ -162,6 +163,16 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
   ctx.addService(
     new ChannelProbe(channels, ctx.vendors, () => ctx.announce("channels"), config.routing.probeIntervalMs, app.log),
   );
+  ctx.addService(
+    new KeyProber(
+      channels.keys,
+      channels,
+      ctx.vendors,
+      () => ctx.announce("channels"),
+      config.routing.probeIntervalMs,
+      app.log,
+    ),
+  );
 
   const inFlight = trackHandlers(app);
   app.decorateRequest("principal", null);
@@ -215,6 +226,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
     await Promise.all(inFlight);
     await requestLogs.stop();
     await ctx.health.stop();
+    await ctx.keyPools.stop();
     if (started) await Promise.all(services.map((s) => s.stop()));
     unsubscribe();
     await bus.close();
@@ -235,6 +247,7 @@ export async function buildGateway(config: Config, options: GatewayOptions = {})
       listenUrl = address.replace("[::1]", "localhost");
       requestLogs.start();
       ctx.health.start();
+      ctx.keyPools.start();
       // Calls an earlier run of this instance left open are closed now, whatever the role.
       await chargeReaper.recoverLeftOpen(startedAt);
       if (config.role !== "api") {

@@ -20,6 +20,7 @@ import { RedemptionLimits } from "../limits/redemption-limits.js";
 import { type GatewayMetrics, quotaObserver } from "../metrics/index.js";
 import { ChannelHealth } from "../routing/channel-health.js";
 import { ChannelSlots } from "../routing/channel-slots.js";
+import { KeyPools } from "../routing/key-pools.js";
 import type { Channels } from "../store/channels.js";
 import type { Store } from "../store/database.js";
 import { IdempotencyKeyRows } from "../store/idempotency-keys.js";
@@ -63,6 +64,8 @@ export interface GatewayServices {
   callLimits: OperatorCallLimits;
   /** Channel outcomes and automatic disabling. */
   health: ChannelHealth;
+  /** The rotation over the channels' key pools and the keys' outcomes. */
+  keyPools: KeyPools;
   /** Per-channel concurrency limits. */
   slots: ChannelSlots;
   /** Remembered answers of creating requests sent with an `Idempotency-Key` header. */
@@ -179,6 +182,7 @@ export function buildServices(parts: ServiceParts): GatewayServices {
       },
       logger,
     ),
+    keyPools: new KeyPools(channels.keys, channels, metrics, () => announce("channels"), logger),
     slots: new ChannelSlots(config.routing.slotWaitMs),
     idempotency: new IdempotencyKeys(new IdempotencyKeyRows(store.db), {
       ...DEFAULT_IDEMPOTENCY,

@@ -75,6 +75,8 @@ const CHANNEL_FLAGS: FlagSpec = {
   weight: "int",
   "price-ratio": "number",
   status: "text",
+  "key-rotation": "text",
+  tags: "list",
 };
 const PRICE_FLAGS: FlagSpec = {
   price: "number",
@@ -264,7 +266,8 @@ export const COMMANDS: Record<string, AdminCommand> = {
   }),
   "channel create": command({
     usage: `channel create --name NAME --type ${CHANNEL_TYPES.join("|")} --base-url URL --key KEY --models a,b
-                 [--groups g1,g2] [--priority N] [--weight N] [--price-ratio X] [--model-mapping a=b,c=d]`,
+                 [--groups g1,g2] [--priority N] [--weight N] [--price-ratio X] [--model-mapping a=b,c=d]
+                 [--key-rotation round_robin|random] [--tags a,b]   (more keys: channel key-add)`,
     flags: CHANNEL_FLAGS,
     prepare: (inv) => {
       noPositionals(inv);

@@ -6,7 +6,8 @@ import { isGatewayError } from "../core/errors.js";
 import type { ChangeTopic } from "../events/change-bus.js";
 import { RedisChangeBus } from "../events/redis-change-bus.js";
 import { openCommandStore } from "../wiring/command-line.js";
-import { COMMANDS } from "./admin-commands.js";
+import { COMMANDS as ENTITY_COMMANDS } from "./admin-commands.js";
+import { CHANNEL_POOL_COMMANDS } from "./channel-pool-commands.js";
 import { UsageError } from "./flags.js";
 import { humanText } from "./human-output.js";
 import {
@@ -16,6 +17,8 @@ import {
   parseOperatorArgs,
   runOperatorCommand,
 } from "./operator-commands.js";
+
+const COMMANDS = { ...ENTITY_COMMANDS, ...CHANNEL_POOL_COMMANDS };
 
 /** Exit codes of `media-gateway admin ...` (docs/admin-cli.md). */
 export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, conflict: 4 } as const;

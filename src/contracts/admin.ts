@@ -133,6 +133,90 @@ export const UpdateTokenBody = patchBodyOf(TokenView);
 /** The upstream key: taken on creation and change, never shown. */
 export const ChannelKey = Type.String({ minLength: 1, maxLength: 4000, writeOnly: true });
 
+/** Most keys one request adds to a pool. */
+export const MAX_KEYS_AT_ONCE = 10_000;
+
+const KeyRotation = Type.Union([Type.Literal("round_robin"), Type.Literal("random")], {
+  description: "how calls spread over the live keys of the channel's pool",
+});
+const Tag = Type.String({ pattern: "^[A-Za-z0-9_.:-]{1,64}$" });
+const Tags = Type.Array(Tag, { maxItems: 50, description: "words to act on several channels at once" });
+
+/** A key of a channel's pool: masked, with its state and counters. */
+export const ChannelKeyView = Type.Object(
+  {
+    id: Id,
+    channel_id: ReadOnly(Type.Integer({ minimum: 1 })),
+    key: ReadOnly(Type.String({ description: "the key's last four characters behind a mask" })),
+    state: ReadOnly(
+      Type.Union([Type.Literal("live"), Type.Literal("dead"), Type.Literal("disabled")], {
+        description: "`dead`: the upstream refused it or its account is out of quota; probed again on a schedule",
+      }),
+    ),
+    enabled: Type.Boolean({ description: "false: never used nor probed" }),
+    dead_reason: ReadOnly(Nullable(Type.String())),
+    dead_at: ReadOnly(Nullable(UnixSeconds)),
+    next_probe_at: ReadOnly(Nullable(UnixSeconds)),
+    calls: ReadOnly(Type.Integer({ minimum: 0 })),
+    failures: ReadOnly(Type.Integer({ minimum: 0 })),
+    last_error: ReadOnly(Nullable(Type.String())),
+    last_error_at: ReadOnly(Nullable(UnixSeconds)),
+    created_at: Stamp,
+  },
+  { additionalProperties: false },
+);
+export type ChannelKeyView = Static<typeof ChannelKeyView>;
+
+export const AddChannelKeysBody = Type.Object(
+  {
+    keys: Type.Optional(Type.Array(ChannelKey, { maxItems: MAX_KEYS_AT_ONCE })),
+    text: Type.Optional(
+      Type.String({
+        maxLength: 4_000_000,
+        writeOnly: true,
+        description: "keys, one a line; `#` starts a comment line",
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const AddedChannelKeysView = Type.Object(
+  {
+    added: Type.Array(ChannelKeyView),
+    duplicates: Type.Integer({ minimum: 0, description: "keys sent that the pool already held" }),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateChannelKeyBody = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+
+export const ChannelKeyParams = Type.Object({
+  id: Type.String({ pattern: "^[0-9]{1,15}$" }),
+  keyId: Type.String({ pattern: "^[0-9]{1,15}$" }),
+});
+
+export const ChannelTagView = Type.Object(
+  { tag: Tag, channels: Type.Integer({ minimum: 0, description: "channels carrying the tag" }) },
+  { additionalProperties: false },
+);
+
+export const ChannelTagParams = Type.Object({ tag: Tag });
+
+/** A change to every channel carrying a tag: each field sent is set on each channel. */
+export const UpdateChannelTagBody = Type.Object(
+  {
+    status: Type.Optional(Type.Union([Type.Literal("enabled"), Type.Literal("disabled")])),
+    priority: Type.Optional(Type.Integer({ minimum: -1000, maximum: 1000 })),
+    weight: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    price_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
+    models: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 500 })),
+    groups: Type.Optional(Type.Array(Group, { minItems: 1, maxItems: 100 })),
+    key_rotation: Type.Optional(KeyRotation),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 /**
  * The channel contracts for the given channel types and settings schema. The gateway builds them
  * from its vendor registry (so a type it does not know is refused by the schema); the pages use
@@ -153,9 +237,11 @@ export function channelContracts<S extends TSchema>(types: readonly string[], se
     weight: Type.Integer({ minimum: 0, maximum: 10_000 }),
     price_ratio: Type.Number({ minimum: 0, maximum: 1000 }),
     status: Type.Union([Type.Literal("enabled"), Type.Literal("disabled"), Type.Literal("auto_disabled")], {
-      description: "`auto_disabled` is set by the gateway after repeated failures",
+      description: "`auto_disabled` is set by the gateway after repeated failures, or when no key of its pool is live",
     }),
     settings,
+    key_rotation: KeyRotation,
+    tags: Tags,
   };
   const ChannelView = Type.Object(
     {
@@ -191,6 +277,11 @@ export function channelContracts<S extends TSchema>(types: readonly string[], se
       price_ratio: Type.Optional(channelWritable.price_ratio),
       status: Type.Optional(Type.Union([Type.Literal("enabled"), Type.Literal("disabled")])),
       settings: Type.Optional(channelWritable.settings),
+      key_rotation: Type.Optional(KeyRotation),
+      tags: Type.Optional(Tags),
+      keys: Type.Optional(
+        Type.Array(ChannelKey, { maxItems: MAX_KEYS_AT_ONCE, description: "more keys for the pool, after `key`" }),
+      ),
     },
     { additionalProperties: false },
   );

@@ -1,5 +1,6 @@
 /** Channels: the upstream accounts operators configure, as every layer sees them. */
 import type { ChannelSettings } from "./channel-settings.js";
+import type { KeyRotation } from "./key-pool.js";
 
 export type { ChannelSettings };
 
@@ -15,7 +16,15 @@ export interface Channel {
   name: string;
   type: ChannelType;
   baseUrl: string;
+  /**
+   * The key a call uses: on a channel picked for a call, the pool key the rotation chose
+   * (`keyId` names it); on a channel read from the store, the pool's first key.
+   */
   key: string;
+  /** The pool key `key` is, when the channel was picked for a call. */
+  keyId?: number;
+  keyRotation: KeyRotation;
+  tags: string[];
   models: string[];
   modelMapping: Record<string, string>;
   groups: string[];
@@ -42,6 +51,10 @@ export interface ChannelInput {
   type: ChannelType;
   baseUrl: string;
   key: string;
+  /** More keys for the pool, after `key`. */
+  keys?: string[];
+  keyRotation?: KeyRotation;
+  tags?: string[];
   models: string[];
   modelMapping?: Record<string, string>;
   groups?: string[];

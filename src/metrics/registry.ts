@@ -25,6 +25,8 @@ export interface GatewayMetrics {
   httpDuration: Histogram<"method" | "route" | "status_code">;
   /** Calls to upstream channels, by channel id, protocol and outcome. */
   upstreamCalls: Counter<"channel" | "type" | "outcome">;
+  /** Calls by channel id and pool key id (never the key), and outcome. */
+  upstreamKeyCalls: Counter<"channel" | "key" | "outcome">;
   /** Seconds between the moment a task was due for a poll and the moment it was polled. */
   pollLag: Histogram<"platform">;
   /** Tasks asked about in one upstream poll call. */
@@ -116,6 +118,12 @@ export function createGatewayMetrics(options: MetricsOptions = {}): GatewayMetri
       name: "gateway_upstream_calls_total",
       help: "Calls to upstream channels by channel id, protocol and outcome (ok, retryable, refused, auth).",
       labelNames: ["channel", "type", "outcome"] as const,
+      registers: [registry],
+    }),
+    upstreamKeyCalls: new Counter({
+      name: "gateway_upstream_key_calls_total",
+      help: "Calls to upstream channels by channel id, key id in the channel's pool (never the key) and outcome.",
+      labelNames: ["channel", "key", "outcome"] as const,
       registers: [registry],
     }),
     pollLag: new Histogram({

@@ -6,6 +6,9 @@ import type { Channels } from "../store/channels.js";
 
 export const AUTO_DISABLED = "auto_disabled";
 
+/** The reason a channel is disabled with when no key of its pool is live; the key prober lifts it. */
+export const NO_LIVE_KEY = "no live key: every key of the channel was refused by the upstream";
+
 /** When a channel is disabled automatically. */
 export interface DisablePolicy {
   /** Failures within the window that disable a channel. */

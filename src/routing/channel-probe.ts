@@ -4,7 +4,7 @@ import type { VendorRegistry } from "../core/vendor-registry.js";
 import { PeriodicService } from "../lifecycle/periodic-service.js";
 import type { Channels } from "../store/channels.js";
 import { callUpstream } from "../upstreams/http.js";
-import { AUTO_DISABLED } from "./channel-health.js";
+import { AUTO_DISABLED, NO_LIVE_KEY } from "./channel-health.js";
 
 /** What one probe of a channel found; `error` never holds the channel's key. */
 export interface ChannelTestResult {
@@ -24,13 +24,14 @@ export type ProbeVendors = Pick<VendorRegistry, "of">;
 /**
  * One cheap call to the channel's upstream, the probe of its type's vendor adapter (a model list
  * or an empty fetch): ok when the upstream answered and did not refuse the key or fail on its
- * side. The channel's health is not touched.
+ * side (`keyProbe`: nor answered 400 or 402, which refuse a key). The channel's health is not touched.
  */
 export async function testChannel(
   vendors: ProbeVendors,
   channel: Channel,
   timeoutMs = 5000,
   now = Date.now,
+  options: { keyProbe?: boolean } = {},
 ): Promise<ChannelTestResult> {
   const started = now();
   const vendor = vendors.of(channel.type);
@@ -43,7 +44,13 @@ export async function testChannel(
       firstByteTimeoutMs: timeoutMs,
     });
     await res.body.dump();
-    const refused = res.statusCode >= 500 || res.statusCode === 401 || res.statusCode === 403 || res.statusCode === 429;
+    // A key's probe asks more: a 400 (Gemini's answer to a bad key) or a 402 refuses it too.
+    const refused =
+      res.statusCode >= 500 ||
+      res.statusCode === 401 ||
+      res.statusCode === 403 ||
+      res.statusCode === 429 ||
+      (options.keyProbe === true && (res.statusCode === 400 || res.statusCode === 402));
     return {
       ok: !refused,
       latencyMs: Math.max(0, now() - started),
@@ -90,7 +97,10 @@ export class ChannelProbe extends PeriodicService {
   async runOnce(): Promise<number[]> {
     const revived: number[] = [];
     try {
-      const down = (await this.channels.list()).filter((c) => c.status === AUTO_DISABLED);
+      // A channel down for want of a live key comes back with a key the key prober revives.
+      const down = (await this.channels.list()).filter(
+        (c) => c.status === AUTO_DISABLED && c.statusReason !== NO_LIVE_KEY,
+      );
       for (const channel of down) {
         if (await probeChannel(this.vendors, channel)) {
           await this.channels.update(channel.id, { status: "enabled", statusReason: "" });

@@ -2,6 +2,8 @@ import { type Kysely, type Selectable, sql } from "kysely";
 import type { Channel, ChannelInput, ChannelType } from "../core/channel.js";
 import { readChannelSettings } from "../core/channel-settings.js";
 import { unixNow } from "../core/ids.js";
+import { KEY_ROTATIONS, type KeyRotation } from "../core/key-pool.js";
+import { ChannelKeys } from "./channel-keys.js";
 import type { ChannelsTable, Database } from "./schema.js";
 
 function toChannel(row: Selectable<ChannelsTable>): Channel {
@@ -11,6 +13,10 @@ function toChannel(row: Selectable<ChannelsTable>): Channel {
     type: row.type as ChannelType,
     baseUrl: row.base_url,
     key: row.key,
+    keyRotation: (KEY_ROTATIONS as readonly string[]).includes(row.key_rotation)
+      ? (row.key_rotation as KeyRotation)
+      : "round_robin",
+    tags: JSON.parse(row.tags),
     models: JSON.parse(row.models),
     modelMapping: JSON.parse(row.model_mapping),
     groups: JSON.parse(row.groups),
@@ -38,11 +44,17 @@ export class Channels {
   /** Changes made outside any instance (the admin CLI) are seen within this time. */
   private static readonly CACHE_TTL_MS = 10_000;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  /** The channels' key pools. */
+  readonly keys: ChannelKeys;
 
-  /** Drops the in-memory list (after a change here or on another instance). */
+  constructor(private readonly db: Kysely<Database>) {
+    this.keys = new ChannelKeys(db);
+  }
+
+  /** Drops the in-memory list and pools (after a change here or on another instance). */
   invalidate(): void {
     this.cache = null;
+    this.keys.invalidate();
   }
 
   async create(input: ChannelInput): Promise<Channel> {
@@ -63,11 +75,19 @@ export class Channels {
         status: input.status ?? "enabled",
         status_reason: "",
         settings: JSON.stringify(input.settings ?? {}),
+        key_rotation: input.keyRotation ?? "round_robin",
+        tags: JSON.stringify(input.tags ?? []),
         created_at: now,
         updated_at: now,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    // The channel's key is the first of its pool.
+    const keys = [...new Set([input.key, ...(input.keys ?? [])])];
+    await this.db
+      .insertInto("channel_keys")
+      .values(keys.map((key) => ({ channel_id: Number(row.id), key, created_at: now })))
+      .execute();
     this.invalidate();
     return toChannel(row);
   }
@@ -78,6 +98,8 @@ export class Channels {
     if (patch.type !== undefined) set.type = patch.type;
     if (patch.baseUrl !== undefined) set.base_url = patch.baseUrl.replace(/\/+$/, "");
     if (patch.key !== undefined) set.key = patch.key;
+    if (patch.keyRotation !== undefined) set.key_rotation = patch.keyRotation;
+    if (patch.tags !== undefined) set.tags = JSON.stringify(patch.tags);
     if (patch.models !== undefined) set.models = JSON.stringify(patch.models);
     if (patch.modelMapping !== undefined) set.model_mapping = JSON.stringify(patch.modelMapping);
     if (patch.groups !== undefined) set.groups = JSON.stringify(patch.groups);
@@ -90,7 +112,18 @@ export class Channels {
       if (patch.status === "enabled") set.failure_count = 0;
     }
     if (patch.settings !== undefined) set.settings = JSON.stringify(patch.settings);
-    const row = await this.db.updateTable("channels").set(set).where("id", "=", id).returningAll().executeTakeFirst();
+    const row = await this.db.transaction().execute(async (trx) => {
+      const updated = await trx.updateTable("channels").set(set).where("id", "=", id).returningAll().executeTakeFirst();
+      if (updated && patch.key !== undefined) {
+        // A channel given one key is a pool of that one key, as before pools.
+        await trx.deleteFrom("channel_keys").where("channel_id", "=", id).execute();
+        await trx
+          .insertInto("channel_keys")
+          .values({ channel_id: id, key: patch.key, created_at: unixNow() })
+          .execute();
+      }
+      return updated;
+    });
     this.invalidate();
     return row ? toChannel(row) : undefined;
   }
@@ -111,6 +144,7 @@ export class Channels {
         .executeTakeFirstOrThrow();
       const unfinishedTasks = Number(busy.n);
       if (unfinishedTasks > 0) return { deleted: false as const, unfinishedTasks };
+      await trx.deleteFrom("channel_keys").where("channel_id", "=", id).execute();
       await trx.deleteFrom("channels").where("id", "=", id).execute();
       return { deleted: true as const };
     });

@@ -66,8 +66,29 @@ export interface ChannelsTable {
   success_count: Generated<number>;
   request_count: Generated<number>;
   recent_success_rate: Generated<number>;
+  /** `round_robin` or `random`: how calls spread over the channel's live keys. */
+  key_rotation: Generated<string>;
+  /** JSON list of the channel's tags. */
+  tags: Generated<Json>;
   created_at: number;
   updated_at: number;
+}
+
+/** One upstream key of a channel's pool (migration 016). */
+export interface ChannelKeysTable {
+  id: Id;
+  channel_id: number;
+  key: string;
+  enabled: Generated<number>;
+  dead_reason: string | null;
+  dead_at: number | null;
+  next_probe_at: number | null;
+  probe_failures: Generated<number>;
+  calls: Generated<number>;
+  failures: Generated<number>;
+  last_error: string | null;
+  last_error_at: number | null;
+  created_at: number;
 }
 
 export interface LedgerTable {
@@ -287,6 +308,7 @@ export interface Database {
   users: UsersTable;
   tokens: TokensTable;
   channels: ChannelsTable;
+  channel_keys: ChannelKeysTable;
   ledger: LedgerTable;
   charges: ChargesTable;
   tasks: TasksTable;

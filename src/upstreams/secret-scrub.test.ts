@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withoutSecret } from "./secret-scrub.js";
+import { notePoolSecrets, withoutSecret } from "./secret-scrub.js";
 
 const KEY = "sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0f";
 
@@ -64,5 +64,16 @@ describe("a channel key in an upstream's text", () => {
   it("blanks a short key only whole", () => {
     expect(withoutSecret("keys abcde and abcdef", "abcdef")).toBe("keys abcde and [redacted]");
     expect(withoutSecret("key abc", "abc")).toBe("key abc");
+  });
+});
+
+describe("pool keys", () => {
+  it("blanks every key of a pool when one of them is scrubbed", () => {
+    const pool = ["pool-key-one-0123456789", "pool-key-two-abcdefghij", "pool-key-three-klmnopqr"];
+    notePoolSecrets(pool);
+    const text = `refused ${pool[1]} and ${pool[2]}; sent ${pool[0]}`;
+    const out = withoutSecret(text, pool[0]);
+    for (const key of pool) expect(out).not.toContain(key.slice(-8));
+    expect(out).toContain("refused");
   });
 });

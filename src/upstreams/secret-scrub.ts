@@ -281,9 +281,36 @@ function markMaskedTails(text: string, ends: number[], bytes: string, blank: Uin
   }
 }
 
-/** `text` with every run of `secret` (in any spacing or common encoding) blanked. */
+/** The keys of each pool by each of its keys: a call's key brings its pool's other keys along. */
+const poolOf = new Map<string, readonly string[]>();
+const MAX_POOL_KEYS = 100_000;
+
+/**
+ * Makes every scrub of one of `keys` scrub all of them: an upstream that echoes a credential of
+ * the same account (or the gateway, in a message about another key of the pool) shows none.
+ */
+export function notePoolSecrets(keys: readonly string[]): void {
+  if (keys.length < 2) return;
+  if (poolOf.size + keys.length > MAX_POOL_KEYS) poolOf.clear();
+  const pool = [...keys];
+  for (const key of keys) poolOf.set(key, pool);
+}
+
+/**
+ * `text` with every run of `secret` (in any spacing or common encoding) blanked, and every run of
+ * the other keys of its pool (see `notePoolSecrets`).
+ */
 export function withoutSecret(text: string, secret: string | undefined): string {
-  if (!secret || secret.length < MIN_SECRET_LENGTH || text.length === 0) return text;
+  if (!secret) return text;
+  const pool = poolOf.get(secret);
+  if (!pool) return withoutOneSecret(text, secret);
+  let out = withoutOneSecret(text, secret);
+  for (const other of pool) if (other !== secret) out = withoutOneSecret(out, other);
+  return out;
+}
+
+function withoutOneSecret(text: string, secret: string): string {
+  if (secret.length < MIN_SECRET_LENGTH || text.length === 0) return text;
   const runs = cachedRunsOf(secret);
   const blank = new Uint8Array(text.length);
   const view = viewOf(text, true);

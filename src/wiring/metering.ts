@@ -70,10 +70,15 @@ export function meteringDeps<S extends MeteredSurface>(
     chargeOpenMs: config.charges.openMs,
     usageRecordMs: config.charges.usageRecordMs,
     channels: {
-      candidates: (model, group) => channels.candidates(model, group, types),
+      candidates: async (model, group) => {
+        const found = await channels.candidates(model, group, types);
+        return services.keyPools ? services.keyPools.keyed(found) : found;
+      },
       isKnownModel: (model) => channels.isKnownModel(model, types),
       report(channel, error, userId) {
         countUpstreamCall(services.metrics, channel, error);
+        // A key refused or out of quota is the key's failure, not the channel's.
+        if (services.keyPools?.report(channel, error)) return;
         // Off the hot path: the answer does not wait for the channel's counters.
         void services.health.report(channel, error, `user:${userId}`);
       },

@@ -4,6 +4,7 @@ import type { VendorRegistry } from "../core/vendor-registry.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
 import type { ChannelHealth } from "../routing/channel-health.js";
 import type { ChannelSlots } from "../routing/channel-slots.js";
+import type { KeyPools } from "../routing/key-pools.js";
 import type { Channels } from "../store/channels.js";
 import type { Ledger } from "../store/ledger.js";
 import type { PriceBook } from "../store/prices.js";
@@ -21,6 +22,8 @@ export interface RelayServices {
   prices: Pick<PriceBook, "contentPrice" | "imagePrice" | "groupRatio">;
   ledger: Pick<Ledger, "charge" | "settle" | "refund" | "noteUsage">;
   health: Pick<ChannelHealth, "report">;
+  /** Gives each picked channel a key of its pool and hears how the key did; without it, channels keep their own key. */
+  keyPools?: Pick<KeyPools, "keyed" | "report">;
   slots: Pick<ChannelSlots, "acquire">;
   metrics: GatewayMetrics;
   requestLogs: Pick<RequestLogWriter, "log">;

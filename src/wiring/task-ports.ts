@@ -10,6 +10,7 @@ import { countUpstreamCall } from "../metrics/index.js";
 import type { GatewayMetrics } from "../metrics/registry.js";
 import type { ChannelHealth } from "../routing/channel-health.js";
 import type { ChannelSlots } from "../routing/channel-slots.js";
+import type { KeyPools } from "../routing/key-pools.js";
 import type { Channels } from "../store/channels.js";
 import type { PriceBook } from "../store/prices.js";
 import { assertWebhookTarget } from "../webhooks/target.js";
@@ -23,6 +24,8 @@ export interface TaskSubmitParts {
   vendors: Pick<VendorRegistry, "of" | "doing">;
   prices: PriceBook;
   health: ChannelHealth;
+  /** Gives each picked channel a key of its pool; without it, channels keep their own key. */
+  keyPools?: Pick<KeyPools, "keyed" | "report">;
   slots: ChannelSlots;
   metrics: GatewayMetrics;
   logger: FastifyBaseLogger;
@@ -41,9 +44,13 @@ export function taskSubmitPorts(parts: TaskSubmitParts, store: TaskSubmitDeps["s
     upstreams: (type) => parts.vendors.of(type)?.tasks,
     slots: parts.slots,
     channels: {
-      candidates: (model, group, kind) => parts.channels.candidates(model, group, parts.vendors.doing(kind)),
+      candidates: async (model, group, kind) => {
+        const found = await parts.channels.candidates(model, group, parts.vendors.doing(kind));
+        return parts.keyPools ? parts.keyPools.keyed(found) : found;
+      },
       report(channel, error, userId) {
         countUpstreamCall(parts.metrics, channel, error);
+        if (parts.keyPools?.report(channel, error)) return;
         void parts.health.report(channel, error, `user:${userId}`);
       },
     },

@@ -6,6 +6,7 @@ import { installInputBounds } from "../../http/input-bounds.js";
 import { installSurface } from "../../http/surfaces.js";
 import { errorShapeOf } from "../route-table.js";
 import type { AdminDeps } from "./admin-deps.js";
+import { channelKeyAdminRoutes } from "./channel-keys.js";
 import { channelAdminRoutes } from "./channels.js";
 import { overviewAdminRoutes } from "./overview.js";
 import { rateLimitAdminRoutes } from "./rate-limits.js";
@@ -38,6 +39,7 @@ export async function adminRoutes(app: FastifyInstance, opts: { deps: AdminDeps 
   await app.register(userAdminRoutes, { admin: deps.admin, lists: deps.operatorLists });
   await app.register(channelAdminRoutes, { admin: deps.admin, vendors: deps.vendors, lists: deps.operatorLists });
   await app.register(rateLimitAdminRoutes, { admin: deps.admin });
+  await app.register(channelKeyAdminRoutes, { admin: deps.admin });
   await app.register(recordAdminRoutes, { lists: deps.operatorLists });
   await app.register(overviewAdminRoutes, { lists: deps.operatorLists });
   await app.register(redemptionAdminRoutes, { admin: deps.admin });

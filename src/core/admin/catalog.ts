@@ -35,6 +35,9 @@ function channelInput(b: Partial<CreateChannelInput>): Partial<ChannelInput> {
     priceRatio: b.price_ratio,
     status: b.status,
     settings: b.settings === undefined ? undefined : settingsFromApi(b.settings),
+    keyRotation: b.key_rotation,
+    tags: b.tags === undefined ? undefined : [...new Set(b.tags)],
+    keys: b.keys,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Channel, ChannelInput } from "../channel.js";
+import type { PoolKey } from "../key-pool.js";
 import type { LimitScope, RateLimitRule } from "../limits/rate-limit-rules.js";
 import type { RedemptionBatchStore } from "../redemptions/ports.js";
 import type { VendorRegistry } from "../vendor-registry.js";
@@ -68,6 +69,13 @@ export interface AdminPorts {
     update(id: number, patch: Partial<ChannelInput> & { statusReason?: string }): Promise<Channel | undefined>;
     /** Refused (`deleted: false`) while unfinished tasks are bound to the channel; undefined when unknown. */
     remove(id: number): Promise<{ deleted: true } | { deleted: false; unfinishedTasks: number } | undefined>;
+    /** The channels' key pools. */
+    keys: {
+      listFor(channelId: number): Promise<PoolKey[]>;
+      add(channelId: number, keys: readonly string[]): Promise<{ added: PoolKey[]; duplicates: number }>;
+      setEnabled(channelId: number, keyId: number, enabled: boolean): Promise<PoolKey | undefined>;
+      remove(channelId: number, keyId: number): Promise<boolean>;
+    };
   };
   /** The channel types (the vendor registry): listed, and each channel tested by its type's probe. */
   vendors: Pick<VendorRegistry, "adapters" | "capabilitiesOf" | "platformsOf">;

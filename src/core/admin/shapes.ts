@@ -52,6 +52,8 @@ export interface ChannelView {
   price_ratio: number;
   status: "enabled" | "disabled" | "auto_disabled";
   settings: ChannelSettingsApi;
+  key_rotation: "round_robin" | "random";
+  tags: string[];
   status_reason: string;
   failure_count: number;
   last_error: string | null;
@@ -132,6 +134,10 @@ export interface CreateChannelInput {
   price_ratio?: number;
   status?: "enabled" | "disabled";
   settings?: ChannelSettingsApi;
+  key_rotation?: "round_robin" | "random";
+  tags?: string[];
+  /** More keys for the pool, after `key`. */
+  keys?: string[];
 }
 /** Any field of a channel as shown, and its write-only key. */
 export type ChannelPatch = Partial<ChannelView & { key: string }>;
@@ -170,6 +176,8 @@ export const CHANNEL_WRITABLE = [
   "price_ratio",
   "status",
   "settings",
+  "key_rotation",
+  "tags",
 ] as const;
 export const PRICE_WRITABLE = ["price", "input_per_million", "output_per_million", "cached_ratio"] as const;
 
@@ -183,4 +191,52 @@ export function writableFields<T extends object, K extends keyof T>(
     if (body[field] !== undefined) out[field] = body[field];
   }
   return out;
+}
+
+/** A key of a channel's pool as operators see it: masked, with its state and counters. */
+export interface ChannelKeyView {
+  id: number;
+  channel_id: number;
+  /** The key's last four characters behind a mask, never more. */
+  key: string;
+  state: "live" | "dead" | "disabled";
+  enabled: boolean;
+  dead_reason: string | null;
+  dead_at: number | null;
+  next_probe_at: number | null;
+  calls: number;
+  failures: number;
+  last_error: string | null;
+  last_error_at: number | null;
+  created_at: number;
+}
+
+/** Keys to add to a pool: a list, or a text of one key a line, or both. */
+export interface AddChannelKeysInput {
+  keys?: string[];
+  text?: string;
+}
+
+/** What a bulk import of keys did. */
+export interface AddedChannelKeysView {
+  added: ChannelKeyView[];
+  /** Keys sent that the pool already held (or sent twice). */
+  duplicates: number;
+}
+
+/** A change to every channel with a tag: the fields sent are set on each. */
+export interface ChannelTagPatch {
+  status?: "enabled" | "disabled";
+  priority?: number;
+  weight?: number;
+  price_ratio?: number;
+  models?: string[];
+  groups?: string[];
+  key_rotation?: "round_robin" | "random";
+}
+
+/** A tag and how many channels carry it. */
+export interface ChannelTagView {
+  tag: string;
+  channels: number;
 }

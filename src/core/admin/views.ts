@@ -1,8 +1,17 @@
 import type { Channel } from "../channel.js";
 import { settingSpecs, settingsToApi } from "../channel-settings.js";
+import { keyState, maskKey, type PoolKey } from "../key-pool.js";
 import { shownReference } from "../top-up-reference.js";
 import type { AdminPorts, LedgerRecord, PriceRecord, TokenRecord, UserRecord } from "./ports.js";
-import type { ChannelTypeView, ChannelView, LedgerEntryView, PriceView, TokenView, UserView } from "./shapes.js";
+import type {
+  ChannelKeyView,
+  ChannelTypeView,
+  ChannelView,
+  LedgerEntryView,
+  PriceView,
+  TokenView,
+  UserView,
+} from "./shapes.js";
 
 /** The views the admin API answers with, built from the store's records. */
 
@@ -56,6 +65,8 @@ export function channelView(c: Channel): ChannelView {
     price_ratio: c.priceRatio,
     status: c.status as ChannelView["status"],
     settings: settingsToApi(c.settings),
+    key_rotation: c.keyRotation,
+    tags: c.tags,
     status_reason: c.statusReason,
     failure_count: c.failureCount,
     last_error: c.lastError,
@@ -112,4 +123,23 @@ export function channelTypeViews(registry: AdminPorts["vendors"]): ChannelTypeVi
       })),
     }),
   );
+}
+
+/** A pool key as the admin API shows it: masked, never the key. */
+export function channelKeyView(k: PoolKey): ChannelKeyView {
+  return {
+    id: k.id,
+    channel_id: k.channelId,
+    key: maskKey(k.key),
+    state: keyState(k),
+    enabled: k.enabled,
+    dead_reason: k.deadReason,
+    dead_at: k.deadAt,
+    next_probe_at: k.nextProbeAt === null ? null : Math.floor(k.nextProbeAt / 1000),
+    calls: k.calls,
+    failures: k.failures,
+    last_error: k.lastError,
+    last_error_at: k.lastErrorAt,
+    created_at: k.createdAt,
+  };
 }

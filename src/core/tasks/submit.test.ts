@@ -19,6 +19,8 @@ function channel(id: number, priority: number): Channel {
     priority,
     weight: 1,
     priceRatio: 1,
+    keyRotation: "round_robin",
+    tags: [],
     status: "enabled",
     statusReason: "",
     settings: {},

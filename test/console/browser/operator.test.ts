@@ -157,6 +157,28 @@ describe.skipIf(CHROMIUM === null)("console in a browser: operator", { timeout: 
     await page.getByRole("button", { name: `Enable ${channelName}` }).click();
     await page.getByRole("button", { name: `Disable ${channelName}` }).waitFor();
     expect((await gw.admin("GET", `/channels/${made?.id}`)).body.data.status).toBe("enabled");
+
+    // Its key pool: two more keys imported as text, shown masked with their state.
+    const pooled = ["console-pool-key-aaaaaaaa-7001", "console-pool-key-bbbbbbbb-7002"];
+    await page.getByRole("button", { name: `Keys of ${channelName}` }).click();
+    await page.getByLabel("Keys, one a line (lines starting with # are skipped)").fill(pooled.join("\n"));
+    await page.getByRole("button", { name: "Add keys" }).click();
+    await page.getByText("2 key(s) added.").waitFor();
+    await page.getByRole("cell", { name: "****7002", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Disable key ****7001" }).click();
+    await page.getByRole("button", { name: "Enable key ****7001" }).waitFor();
+    const keys = (await gw.admin("GET", `/channels/${made?.id}/keys`)).body.data as Array<{
+      key: string;
+      state: string;
+    }>;
+    expect(keys.map((k) => [k.key, k.state])).toEqual([
+      ["****", "live"],
+      ["****7001", "disabled"],
+      ["****7002", "live"],
+    ]);
+    const html = await page.content();
+    for (const key of pooled) expect(html).not.toContain(key);
+    await page.getByRole("button", { name: "Close" }).click();
   });
 
   it("offers every channel type the gateway lists, and creates an openai-videos channel", async () => {

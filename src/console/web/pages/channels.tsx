@@ -1,5 +1,5 @@
 // Operators: channels with their health; create, edit (the key is write-only), test, enable or
-// disable, priority and weight.
+// disable, priority and weight, tags; each channel's key pool and the changes by tag.
 import { Type } from "@sinclair/typebox";
 import { useState } from "preact/hooks";
 import { type ChannelView, CreateChannelBody } from "../../../contracts/admin.js";
@@ -7,6 +7,7 @@ import type { ChannelTypeView } from "../../../contracts/channel-types.js";
 import { get, patch, post } from "../api.js";
 import { FormCard, useForm } from "../forms.js";
 import { check, fmtPercent, fmtTime, Notice, Page, Table, useAction, useLoad } from "../ui.js";
+import { ChannelKeys, TagActions } from "./channel-keys.js";
 
 export type Channel = ChannelView;
 
@@ -26,6 +27,8 @@ export function ChannelsPage() {
   const channels = useLoad(() => get<Channel[]>("/api/admin/channels"), []);
   const types = useLoad(() => get<ChannelType[]>("/api/admin/channel-types"), []);
   const [editing, setEditing] = useState<Channel | null>(null);
+  const [pool, setPool] = useState<Channel | null>(null);
+  const tags = [...new Set((channels.data ?? []).flatMap((c) => c.tags))].sort();
   const action = useAction();
   const toggle = (c: Channel) =>
     action.run(async () => {
@@ -62,6 +65,7 @@ export function ChannelsPage() {
           },
           { title: "Success", numeric: true, cell: (c) => fmtPercent(c.recent_success_rate) },
           { title: "p50", numeric: true, cell: (c) => (c.latency_ms_p50 == null ? "—" : `${c.latency_ms_p50} ms`) },
+          { title: "Tags", cell: (c) => c.tags.join(", ") || "—" },
           { title: "Priority", numeric: true, cell: (c) => c.priority },
           { title: "Weight", numeric: true, cell: (c) => c.weight },
           {
@@ -77,6 +81,9 @@ export function ChannelsPage() {
                 </button>
                 <button type="button" aria-label={`Edit ${c.name}`} onClick={() => setEditing(c)}>
                   Edit
+                </button>
+                <button type="button" aria-label={`Keys of ${c.name}`} onClick={() => setPool(c)}>
+                  Keys
                 </button>
                 <button
                   type="button"
@@ -100,6 +107,9 @@ export function ChannelsPage() {
           channels.reload();
         }}
       />
+      {/* Below the editor: what grows as it loads moves nothing under it. */}
+      <TagActions tags={tags} onDone={() => channels.reload()} />
+      {pool ? <ChannelKeys key={pool.id} channel={pool} onClose={() => setPool(null)} /> : null}
     </Page>
   );
 }
@@ -131,6 +141,8 @@ function ChannelEditor({
     groups: channel?.groups.join(", ") ?? "default",
     priority: String(channel?.priority ?? 0),
     weight: String(channel?.weight ?? 1),
+    tags: channel?.tags.join(", ") ?? "",
+    key_rotation: channel?.key_rotation ?? "round_robin",
   });
   const action = useAction();
   const v = form.values;
@@ -147,6 +159,8 @@ function ChannelEditor({
       groups: list(v.groups),
       priority: Number(v.priority),
       weight: Number(v.weight),
+      tags: list(v.tags),
+      key_rotation: v.key_rotation,
     };
     const problem = check(ChannelForm, body);
     if (problem) return action.setError(problem);
@@ -171,12 +185,25 @@ function ChannelEditor({
           name: "key",
           type: "password",
           autoComplete: "off",
-          hint: "Write-only: the key is never shown again.",
+          hint: channel
+            ? "Write-only. A new key here replaces the whole pool; add keys with Keys instead."
+            : "Write-only: the key is never shown again. More keys: Keys, once created.",
         },
         { field: "models", label: "Models (comma-separated)", name: "models", required: true },
         { field: "groups", label: "Groups (comma-separated)", name: "groups" },
         { field: "priority", label: "Priority", name: "priority", type: "number" },
         { field: "weight", label: "Weight", name: "weight", type: "number", min: 0 },
+        { field: "tags", label: "Tags (comma-separated)", name: "tags" },
+        {
+          field: "key_rotation",
+          kind: "select",
+          label: "Key rotation",
+          name: "key_rotation",
+          options: [
+            ["round_robin", "round robin"],
+            ["random", "random"],
+          ],
+        },
       ]}
       submit={channel ? "Save channel" : "Create channel"}
       form={{ values: { ...v, type }, set: form.set }}
