@@ -12,6 +12,7 @@ import * as m010 from "./010_videos.js";
 import * as m011 from "./011_console.js";
 import * as m012 from "./012_console_indexes.js";
 import * as m013 from "./013_retention.js";
+import * as m014 from "./014_price_model.js";
 
 /** Every migration, in order. One set serves SQLite and PostgreSQL. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   "011_console": m011,
   "012_console_indexes": m012,
   "013_retention": m013,
+  "014_price_model": m014,
 };
