@@ -119,7 +119,8 @@ export class PriceBook {
   /** Token prices of a content model, or null. */
   async contentPrice(model: string): Promise<TokenPrice | null> {
     const row = (await this.priceMap()).get(`content:${model}`);
-    if (!row) return null;
+    // A content model priced per another unit is not token-priced: the token surfaces cannot bill it.
+    if (!row || row.unit !== "tokens") return null;
     return tokenPriceOf(row);
   }
 
