@@ -12,6 +12,7 @@ import type { SseWriter } from "../src/api/chat/sse-writer.js";
 import { OpenAiChunkSink } from "../src/api/openai-chat/stream-sink.js";
 import type { ChatEvent } from "../src/core/chat/canonical.js";
 import type { ChatSink } from "../src/core/chat/ports.js";
+import { tokenUsage } from "../src/core/token-usage.js";
 import { median } from "./load.js";
 
 const { values } = parseArgs({
@@ -34,9 +35,9 @@ const events = [
   { type: "start" },
   ...["Hello", " there,", " friend,", " how are", " you?"].map((text) => ({ type: "text", choice: 0, text })),
   { type: "finish", choice: 0, reason: "stop" },
-  { type: "usage", usage: { inputTokens: 9, outputTokens: 24, cachedInputTokens: 0, reasoningTokens: 0 } },
+  { type: "usage", usage: tokenUsage({ input: 9, output: 24 }) },
 ] as unknown as ChatEvent[];
-const usage = { inputTokens: 9, outputTokens: 24, cachedInputTokens: 0, reasoningTokens: 0 };
+const usage = tokenUsage({ input: 9, output: 24 });
 
 const sinks: Record<string, () => ChatSink> = {
   "OpenAI chunks": () =>

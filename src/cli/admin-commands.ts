@@ -19,6 +19,7 @@ import { unixNow } from "../core/ids.js";
 import type { LimitScope } from "../core/limits/rate-limit-rules.js";
 import { CHANNEL_TYPES, CreateChannelBody, UpdateChannelBody } from "../wiring/admin-ports.js";
 import { bodyOf, checkBody, type FlagSpec, idOf, UsageError } from "./flags.js";
+import { priceRatesText } from "./price-rates.js";
 
 /** What a command hands to its action: parsed flags and the positional words after the verb. */
 export interface Invocation {
@@ -79,9 +80,16 @@ const CHANNEL_FLAGS: FlagSpec = {
   tags: "list",
 };
 const PRICE_FLAGS: FlagSpec = {
+  unit: "text",
   price: "number",
   "input-per-million": "number",
   "output-per-million": "number",
+  "cache-read-per-million": "number",
+  "cache-write-5m-per-million": "number",
+  "cache-write-1h-per-million": "number",
+  "audio-input-per-million": "number",
+  "reasoning-per-million": "number",
+  "audio-output-per-million": "number",
   "cached-ratio": "number",
 };
 
@@ -282,14 +290,21 @@ export const COMMANDS: Record<string, AdminCommand> = {
     deleteNote: "refused while unfinished tasks use it",
     ops: { update: catalog.updateChannel, disable: catalog.disableChannel, remove: catalog.deleteChannel },
   }),
-  "price list": command({ usage: "price list", prepare: noPositionals, run: (s) => catalog.listPrices(s) }),
+  "price list": command({
+    usage: "price list",
+    prepare: noPositionals,
+    run: async (s) => (await catalog.listPrices(s)).map((p) => ({ ...p, rates: priceRatesText(p) })),
+  }),
   "price show": command({
     usage: "price show KIND NAME   (KIND: task, image or content)",
     prepare: (inv) => priceKey(inv),
     run: (s, p) => catalog.showPrice(s, p.kind, p.name),
   }),
   "price set": command({
-    usage: "price set KIND NAME [--price X] [--input-per-million X] [--output-per-million X] [--cached-ratio X]",
+    usage:
+      "price set KIND NAME [--unit U] [--price X] [--input-per-million X] [--output-per-million X]\n" +
+      "                 [--cache-read-per-million X] [--cache-write-5m-per-million X] [--cache-write-1h-per-million X]\n" +
+      "                 [--audio-input-per-million X] [--reasoning-per-million X] [--audio-output-per-million X]",
     flags: PRICE_FLAGS,
     prepare: (inv) =>
       checkBody<Static<typeof SetPriceBody>>(SetPriceBody, { ...priceKey(inv), ...bodyOf(PRICE_FLAGS, inv.values) }),

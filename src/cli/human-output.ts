@@ -12,7 +12,8 @@ const LIST_COLUMNS = [
   "capabilities",
   "status",
   "quota",
-  "price",
+  "unit",
+  "rates",
   "used_quota",
   "base_url",
 ];

@@ -301,14 +301,58 @@ export type ChannelView = Static<typeof ChannelView>;
 const PriceKind = Type.Union([Type.Literal("task"), Type.Literal("image"), Type.Literal("content")]);
 const Amount = Type.Number({ minimum: 0, maximum: 1_000_000 });
 
+/** What a price counts (docs/price-model.md). */
+export const PRICE_UNITS = ["call", "image", "second", "character", "search_unit", "tokens"] as const;
+const PriceUnit = Type.Union(PRICE_UNITS.map((u) => Type.Literal(u)));
+
+/** A token price's rates beside input and output: null (or absent) falls back, as `TOKEN_RATE_FALLBACK` says. */
+export const TOKEN_RATE_FIELDS = [
+  "cache_read_per_million",
+  "cache_write_5m_per_million",
+  "cache_write_1h_per_million",
+  "audio_input_per_million",
+  "reasoning_per_million",
+  "audio_output_per_million",
+] as const;
+export type TokenRateField = (typeof TOKEN_RATE_FIELDS)[number];
+
+/** The rate an empty token rate is billed at. */
+export const TOKEN_RATE_FALLBACK: Record<TokenRateField, string> = {
+  cache_read_per_million: "input_per_million",
+  cache_write_5m_per_million: "input_per_million",
+  cache_write_1h_per_million: "cache_write_5m_per_million",
+  audio_input_per_million: "input_per_million",
+  reasoning_per_million: "output_per_million",
+  audio_output_per_million: "output_per_million",
+};
+
+const Rate = (description: string) => Type.Union([{ ...Amount, description }, Type.Null()]);
+const TokenRates = {
+  cache_read_per_million: Rate("tokens: per million cache-read tokens (null: input's rate)"),
+  cache_write_5m_per_million: Rate("tokens: per million tokens written to a 5-minute cache (null: input's rate)"),
+  cache_write_1h_per_million: Rate("tokens: per million tokens written to a 1-hour cache (null: the 5-minute rate)"),
+  audio_input_per_million: Rate("tokens: per million audio input tokens (null: input's rate)"),
+  reasoning_per_million: Rate("tokens: per million reasoning tokens (null: output's rate)"),
+  audio_output_per_million: Rate("tokens: per million audio output tokens (null: output's rate)"),
+};
+
 export const PriceView = Type.Object(
   {
     kind: ReadOnly(PriceKind),
     name: ReadOnly(Type.String({ minLength: 1, maxLength: 200 })),
-    price: { ...Amount, description: "per call or per image, currency units" },
-    input_per_million: { ...Amount, description: "content: per million input tokens" },
-    output_per_million: { ...Amount, description: "content: per million output tokens" },
-    cached_ratio: Type.Number({ minimum: 0, maximum: 1, description: "content: share charged for cached input" }),
+    unit: { ...PriceUnit, description: "what is counted: call, image, second, character, search_unit or tokens" },
+    price: {
+      ...Amount,
+      description: "per call, image or second; per million characters; per thousand search units (currency units)",
+    },
+    input_per_million: { ...Amount, description: "tokens: per million input tokens" },
+    output_per_million: { ...Amount, description: "tokens: per million output tokens" },
+    ...TokenRates,
+    cached_ratio: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: "tokens: cache-read rate as a share of input (older form of cache_read_per_million)",
+    }),
     updated_at: Stamp,
   },
   { additionalProperties: false },
@@ -319,9 +363,16 @@ export const SetPriceBody = Type.Object(
   {
     kind: Type.Union([Type.Literal("task"), Type.Literal("image"), Type.Literal("content")]),
     name: Type.String({ minLength: 1, maxLength: 200 }),
+    unit: Type.Optional(PriceUnit),
     price: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
     input_per_million: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
     output_per_million: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000 })),
+    cache_read_per_million: Type.Optional(TokenRates.cache_read_per_million),
+    cache_write_5m_per_million: Type.Optional(TokenRates.cache_write_5m_per_million),
+    cache_write_1h_per_million: Type.Optional(TokenRates.cache_write_1h_per_million),
+    audio_input_per_million: Type.Optional(TokenRates.audio_input_per_million),
+    reasoning_per_million: Type.Optional(TokenRates.reasoning_per_million),
+    audio_output_per_million: Type.Optional(TokenRates.audio_output_per_million),
     cached_ratio: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   },
   { additionalProperties: false },

@@ -1,3 +1,6 @@
+import type { PriceUnit } from "./pricing.js";
+import type { TokenBucket } from "./token-usage.js";
+
 /**
  * Prices a fresh store starts with (currency units). Operators change them at run time through
  * the admin API; a stored price is never overwritten by these defaults.
@@ -5,10 +8,26 @@
 export interface DefaultPrice {
   kind: "task" | "image" | "content";
   name: string;
+  /** What is counted; by default the kind's own unit (see `defaultUnit`). */
+  unit?: PriceUnit;
   price?: number;
   inputPerMillion?: number;
   outputPerMillion?: number;
   cachedRatio?: number;
+  /** A token price's rates per million tokens by bucket; an absent or null rate falls back. */
+  rates?: Partial<Record<TokenBucket, number | null>>;
+}
+
+/**
+ * An Anthropic model's price from its input and output rates, with Anthropic's own multipliers
+ * of the input rate: a 5-minute cache write 1.25x, a 1-hour one 2x, a cache read 0.1x.
+ */
+function anthropicPrice(name: string, input: number, output: number): DefaultPrice {
+  return {
+    kind: "content",
+    name,
+    rates: { input, output, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2, cacheRead: input * 0.1 },
+  };
 }
 
 export const DEFAULT_PRICES: readonly DefaultPrice[] = [
@@ -45,6 +64,9 @@ export const DEFAULT_PRICES: readonly DefaultPrice[] = [
   { kind: "content", name: "gemini-2.5-flash", inputPerMillion: 0.3, outputPerMillion: 2.5, cachedRatio: 0.1 },
   { kind: "content", name: "gemini-2.5-pro", inputPerMillion: 1.25, outputPerMillion: 10, cachedRatio: 0.1 },
   { kind: "content", name: "gemini-2.5-flash-lite", inputPerMillion: 0.1, outputPerMillion: 0.4, cachedRatio: 0.1 },
+  anthropicPrice("claude-sonnet-4-5", 3, 15),
+  anthropicPrice("claude-opus-4-1", 15, 75),
+  anthropicPrice("claude-haiku-4-5", 1, 5),
   // Embedding models: billed per input token at the input rate (they produce no output tokens).
   { kind: "content", name: "text-embedding-3-small", inputPerMillion: 0.02, outputPerMillion: 0, cachedRatio: 1 },
   { kind: "content", name: "text-embedding-3-large", inputPerMillion: 0.13, outputPerMillion: 0, cachedRatio: 1 },

@@ -57,6 +57,37 @@ function scriptFor(state: SimulatorState, body: any): ChatScript {
   );
 }
 
+/** Prompts written to the simulated prompt cache, per simulator. */
+const cachedPrompts = new WeakMap<SimulatorState, Set<string>>();
+
+/**
+ * The prompt cache as Anthropic reports it: a request that marks a cache breakpoint
+ * (`cache_control` anywhere, or `[cache-5m]` / `[cache-1h]` in its prompt; a `ttl` of `1h` or
+ * `[cache-1h]` writes for an hour) writes all its prompt but the last two tokens to the cache the
+ * first time that prompt is seen, and reads them from it every later time.
+ */
+function promptCache(state: SimulatorState, body: any, prompt: string, promptTokens: number) {
+  const raw = JSON.stringify(body ?? {});
+  const marked = raw.includes('"cache_control"');
+  const oneHour = prompt.includes("[cache-1h]") || (marked && /"ttl"\s*:\s*"1h"/.test(raw));
+  if (!marked && !oneHour && !prompt.includes("[cache-5m]")) return null;
+  const seen = cachedPrompts.get(state) ?? new Set<string>();
+  cachedPrompts.set(state, seen);
+  const key = `${String(body?.model)}:${prompt}`;
+  const cached = Math.max(0, promptTokens - 2);
+  const read = seen.has(key);
+  seen.add(key);
+  return {
+    input_tokens: promptTokens - cached,
+    cache_read_input_tokens: read ? cached : 0,
+    cache_creation_input_tokens: read ? 0 : cached,
+    cache_creation: {
+      ephemeral_5m_input_tokens: read || oneHour ? 0 : cached,
+      ephemeral_1h_input_tokens: !read && oneHour ? cached : 0,
+    },
+  };
+}
+
 const stopReason = (finish: string) =>
   finish === "tool" ? "tool_use" : finish === "length" ? "max_tokens" : "end_turn";
 
@@ -129,6 +160,7 @@ export async function anthropicSimulator(app: FastifyInstance, opts: { state: Si
     }
     const choice = script.choices[0] as ChatScript["choices"][number];
     const u = script.usage;
+    const cache = plan.noUsage ? null : promptCache(state, body, promptOf(body).prompt, u.prompt);
     const usage = plan.noUsage
       ? { input_tokens: 0, output_tokens: 0 }
       : {
@@ -136,6 +168,7 @@ export async function anthropicSimulator(app: FastifyInstance, opts: { state: Si
           output_tokens: u.completion,
           cache_read_input_tokens: u.cached,
           cache_creation_input_tokens: 0,
+          ...cache,
         };
     const id = `msg_${script.id}`;
     const model = String(body?.model ?? "");

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from "kysely";
 import { DEFAULT_PRICES, type DefaultPrice } from "../core/default-prices.js";
 import { unixNow } from "../core/ids.js";
-import type { TokenPrice } from "../core/pricing.js";
+import { defaultUnit, type TokenPrice } from "../core/pricing.js";
 import type { Database, PricesTable } from "./schema.js";
 
 export type PriceKind = "task" | "image" | "content";
@@ -10,16 +10,51 @@ export type PriceRow = Selectable<PricesTable>;
 /** A price as it is set, a default price as any other: what its kind does not use is left out. */
 export type PriceInput = DefaultPrice;
 
-/** The stored row of a price set at `now`. */
+/**
+ * The stored row of a price set at `now`. A token price's rates come from `rates`, else from the
+ * older fields (a cached ratio other than 1 becomes the cache-read rate, input x ratio); the
+ * cached ratio is kept beside them for a rollback to read.
+ */
 function priceRow(p: PriceInput, now: number) {
+  const r = p.rates ?? {};
+  const input = r.input ?? p.inputPerMillion ?? 0;
+  const cacheRead =
+    r.cacheRead !== undefined
+      ? r.cacheRead
+      : p.cachedRatio !== undefined && p.cachedRatio !== 1
+        ? input * p.cachedRatio
+        : null;
   return {
     kind: p.kind,
     name: p.name,
+    unit: p.unit ?? defaultUnit(p.kind, p.name),
     price: p.price ?? 0,
-    input_per_million: p.inputPerMillion ?? 0,
-    output_per_million: p.outputPerMillion ?? 0,
-    cached_ratio: p.cachedRatio ?? 1,
+    input_per_million: input,
+    output_per_million: r.output ?? p.outputPerMillion ?? 0,
+    cached_ratio: cacheRead !== null && input > 0 ? cacheRead / input : (p.cachedRatio ?? 1),
+    cache_read_per_million: cacheRead,
+    cache_write_5m_per_million: r.cacheWrite5m ?? null,
+    cache_write_1h_per_million: r.cacheWrite1h ?? null,
+    audio_input_per_million: r.audioInput ?? null,
+    reasoning_per_million: r.reasoning ?? null,
+    audio_output_per_million: r.audioOutput ?? null,
     updated_at: now,
+  };
+}
+
+const rate = (v: number | string | null) => (v === null ? null : Number(v));
+
+/** The token price of a stored row: a null rate falls back (see core/pricing.ts). */
+export function tokenPriceOf(row: PriceRow): TokenPrice {
+  return {
+    input: Number(row.input_per_million),
+    output: Number(row.output_per_million),
+    cacheRead: rate(row.cache_read_per_million),
+    cacheWrite5m: rate(row.cache_write_5m_per_million),
+    cacheWrite1h: rate(row.cache_write_1h_per_million),
+    audioInput: rate(row.audio_input_per_million),
+    reasoning: rate(row.reasoning_per_million),
+    audioOutput: rate(row.audio_output_per_million),
   };
 }
 
@@ -84,12 +119,9 @@ export class PriceBook {
   /** Token prices of a content model, or null. */
   async contentPrice(model: string): Promise<TokenPrice | null> {
     const row = (await this.priceMap()).get(`content:${model}`);
-    if (!row) return null;
-    return {
-      inputPerMillion: Number(row.input_per_million),
-      outputPerMillion: Number(row.output_per_million),
-      cachedRatio: Number(row.cached_ratio),
-    };
+    // A content model priced per another unit is not token-priced: the token surfaces cannot bill it.
+    if (!row || row.unit !== "tokens") return null;
+    return tokenPriceOf(row);
   }
 
   async listPrices(): Promise<PriceRow[]> {
@@ -100,18 +132,11 @@ export class PriceBook {
 
   async setPrice(p: PriceInput): Promise<void> {
     const values = priceRow(p, unixNow());
+    const { kind: _kind, name: _name, ...update } = values;
     await this.db
       .insertInto("prices")
       .values(values)
-      .onConflict((oc) =>
-        oc.columns(["kind", "name"]).doUpdateSet({
-          price: values.price,
-          input_per_million: values.input_per_million,
-          output_per_million: values.output_per_million,
-          cached_ratio: values.cached_ratio,
-          updated_at: values.updated_at,
-        }),
-      )
+      .onConflict((oc) => oc.columns(["kind", "name"]).doUpdateSet(update))
       .execute();
     this.invalidate();
   }

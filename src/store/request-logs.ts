@@ -29,6 +29,15 @@ const COLUMNS = [
   "latency_ms",
   "status",
   "error",
+  "input_tokens",
+  "cache_read_tokens",
+  "cache_write_5m_tokens",
+  "cache_write_1h_tokens",
+  "audio_input_tokens",
+  "output_tokens",
+  "reasoning_tokens",
+  "audio_output_tokens",
+  "estimated",
 ] as const;
 
 /** A row's values in the order of COLUMNS. */
@@ -48,6 +57,15 @@ function rowValues(r: RequestLogEntry): unknown[] {
     r.latency_ms,
     r.status,
     r.error ?? null,
+    r.input_tokens ?? null,
+    r.cache_read_tokens ?? null,
+    r.cache_write_5m_tokens ?? null,
+    r.cache_write_1h_tokens ?? null,
+    r.audio_input_tokens ?? null,
+    r.output_tokens ?? null,
+    r.reasoning_tokens ?? null,
+    r.audio_output_tokens ?? null,
+    r.estimated ?? 0,
   ];
 }
 
@@ -92,7 +110,9 @@ const TOTALS = postgresTotalsFrom(ROWS)
 const POSTGRES_INSERT = fixedStatement(
   `with ${ROWS} as (
     select * from unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[],
-      $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[])
+      $8::bigint[], $9::bigint[], $10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[],
+      $15::bigint[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::bigint[], $21::bigint[],
+      $22::bigint[], $23::integer[])
       as r(${COLUMNS.join(", ")})
   )${TOTALS}
   insert into request_logs (${COLUMNS.join(", ")}) select * from ${ROWS}`,

@@ -196,6 +196,17 @@ export interface RequestLogsTable {
   latency_ms: number;
   status: number;
   error: string | null;
+  /** Token buckets (docs/price-model.md); null where the call's surface has no such bucket. */
+  input_tokens?: number | null;
+  cache_read_tokens?: number | null;
+  cache_write_5m_tokens?: number | null;
+  cache_write_1h_tokens?: number | null;
+  audio_input_tokens?: number | null;
+  output_tokens?: number | null;
+  reasoning_tokens?: number | null;
+  audio_output_tokens?: number | null;
+  /** 1: the usage is the gateway's estimate (the upstream reported none). */
+  estimated?: number;
 }
 
 /** What the usage totals count of the request-log rows of one key (see `usage-aggregates.ts`). */
@@ -246,8 +257,17 @@ export interface PricesTable {
   /** Currency units per million tokens (content models). */
   input_per_million: number;
   output_per_million: number;
-  /** Fraction of the input price charged for cached input tokens. */
+  /** Fraction of the input price charged for cached input tokens (read only by rollbacks; see cache_read_per_million). */
   cached_ratio: number;
+  /** What is counted: call, image, second, character, search_unit, tokens. */
+  unit: string;
+  /** Per-bucket rates of a token price; null falls back (docs/price-model.md). */
+  cache_read_per_million: number | null;
+  cache_write_5m_per_million: number | null;
+  cache_write_1h_per_million: number | null;
+  audio_input_per_million: number | null;
+  reasoning_per_million: number | null;
+  audio_output_per_million: number | null;
   updated_at: number;
 }
 

@@ -10,6 +10,7 @@ import { GatewayError } from "../core/errors.js";
 import { unixNow } from "../core/ids.js";
 import type { MeteredLogRow, MeteringDeps } from "../core/metering/ports.js";
 import type { TokenPrice } from "../core/pricing.js";
+import type { TokenUsage } from "../core/token-usage.js";
 import type { Capability, VendorAdapter } from "../core/vendor-adapter.js";
 import { countUpstreamCall } from "../metrics/index.js";
 import { fetchImage, ImageFetchError } from "../net/fetch-image.js";
@@ -30,6 +31,21 @@ export type MeteringServices = RelayServices & {
 /** A surface's price of a model: per million tokens, or per image. */
 type PriceOf<S extends MeteredSurface> = S extends "images" ? number : TokenPrice;
 
+/** A token-priced call's buckets as request-log columns (none for a call priced otherwise). */
+function bucketColumns(b: TokenUsage | null) {
+  if (!b) return {};
+  return {
+    input_tokens: b.input,
+    cache_read_tokens: b.cacheRead,
+    cache_write_5m_tokens: b.cacheWrite5m,
+    cache_write_1h_tokens: b.cacheWrite1h,
+    audio_input_tokens: b.audioInput,
+    output_tokens: b.output,
+    reasoning_tokens: b.reasoning,
+    audio_output_tokens: b.audioOutput,
+  };
+}
+
 /** Writes a metered call's request-log row under its surface's name. */
 export function requestLogger(services: Pick<RelayServices, "requestLogs">, surface: MeteredSurface) {
   return (row: MeteredLogRow) =>
@@ -45,6 +61,8 @@ export function requestLogger(services: Pick<RelayServices, "requestLogs">, surf
       prompt_tokens: row.promptTokens,
       completion_tokens: row.outputTokens,
       cached_tokens: row.cachedTokens,
+      ...bucketColumns(row.buckets),
+      estimated: row.estimated ? 1 : 0,
       quota: row.quota,
       latency_ms: row.latencyMs,
       status: row.status,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { anthropicMessage } from "../../src/api/anthropic/answer.js";
 import { AnthropicEventSink } from "../../src/api/anthropic/stream-sink.js";
 import type { SseWriter } from "../../src/api/chat/sse-writer.js";
+import { tokenUsage } from "../../src/core/token-usage.js";
 
 /** An SSE writer that keeps every event's name and data. */
 function capture() {
@@ -27,7 +28,7 @@ describe("the Anthropic event sink's text", () => {
     await sink.event({ type: "tool_call_delta", choice: 0, index: 0, arguments: '{"x":1}' } as never);
     await sink.event({ type: "text", choice: 0, text: "after" } as never);
     await sink.event({ type: "finish", choice: 0, reason: "stop" } as never);
-    await sink.end({ inputTokens: 3, outputTokens: 4, cachedInputTokens: 0, reasoningTokens: 0 });
+    await sink.end(tokenUsage({ input: 3, output: 4 }));
 
     const textDelta = (index: number, text: string) => ({
       type: "content_block_delta",
@@ -75,7 +76,7 @@ describe("the Anthropic surface's reasoning", () => {
     await sink.event({ type: "reasoning", choice: 0, text: "7" });
     await sink.event({ type: "text", choice: 0, text: "42" });
     await sink.event({ type: "finish", choice: 0, reason: "stop" });
-    await sink.end({ inputTokens: 3, outputTokens: 9, cachedInputTokens: 0, reasoningTokens: 5 });
+    await sink.end(tokenUsage({ input: 3, output: 4, reasoning: 5 }));
     const blocks = sent.filter((e) => e.event?.startsWith("content_block")).map((e) => JSON.parse(e.data));
     expect(blocks).toEqual([
       { type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } },
@@ -94,7 +95,7 @@ describe("the Anthropic surface's reasoning", () => {
         id: "u",
         model: "m",
         choices: [{ index: 0, text: "42", reasoning: "6 times 7", toolCalls: [], finishReason: "stop" }],
-        usage: { inputTokens: 3, outputTokens: 9, cachedInputTokens: 0, reasoningTokens: 5 },
+        usage: tokenUsage({ input: 3, output: 4, reasoning: 5 }),
       },
       "msg_1",
       "m",
@@ -118,13 +119,14 @@ describe("the Anthropic stream's message_start usage", () => {
       type: "start",
       id: "u",
       model: "m",
-      usage: { inputTokens: 120, outputTokens: 0, cachedInputTokens: 100, reasoningTokens: 0 },
+      usage: tokenUsage({ input: 20, cacheRead: 100, cacheWrite5m: 30, cacheWrite1h: 7 }),
     });
     expect(startUsage(sent)).toEqual({
       input_tokens: 20,
       output_tokens: 0,
       cache_read_input_tokens: 100,
-      cache_creation_input_tokens: 0,
+      cache_creation_input_tokens: 37,
+      cache_creation: { ephemeral_5m_input_tokens: 30, ephemeral_1h_input_tokens: 7 },
     });
   });
 

@@ -2,7 +2,6 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import type { ConfigOverrides } from "../../src/config/load.js";
-import { quotaForTokens } from "../../src/core/pricing.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 
@@ -82,13 +81,13 @@ export async function lastChatCost(gw: TestGateway, userId: number) {
   return { reference, kinds: mine.map((r) => r.kind), cost: 0 - mine.reduce((s, r) => s + r.amount, 0) };
 }
 
-/** The quota a usage costs at ratio 1. */
+/**
+ * The quota a usage costs at ratio 1, by hand from PRICE: fresh input at 3, cached input at
+ * 3 x 0.1, output at 15 per million; 500,000 quota per unit; rounded up once.
+ */
 export function quotaOf(usage: { input: number; output: number; cached: number }): number {
-  return quotaForTokens({ promptTokens: usage.input, outputTokens: usage.output, cachedTokens: usage.cached }, PRICE, {
-    groupRatio: 1,
-    channelRatio: 1,
-    quotaPerUnit: 500_000,
-  });
+  const units = ((usage.input - usage.cached) * 3 + usage.cached * 0.3 + usage.output * 15) / 1e6;
+  return Math.ceil(Math.round(units * 500_000 * 1e6) / 1e6);
 }
 
 /** The request-log rows of chat calls, once everything queued is written. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SseWriter } from "../../src/api/chat/sse-writer.js";
 import { chatCompletion } from "../../src/api/openai-chat/answer.js";
 import { OpenAiChunkSink } from "../../src/api/openai-chat/stream-sink.js";
+import { tokenUsage } from "../../src/core/token-usage.js";
 
 /** An SSE writer that keeps what it is given. */
 function capture() {
@@ -18,7 +19,7 @@ function capture() {
   return { sse, sent, ended: () => ended };
 }
 
-const usage = { inputTokens: 9, outputTokens: 24, cachedInputTokens: 2, reasoningTokens: 5 };
+const usage = tokenUsage({ input: 7, cacheRead: 2, output: 19, reasoning: 5 });
 
 describe("the OpenAI chunk sink's text", () => {
   for (const includeUsage of [true, false]) {
@@ -79,8 +80,8 @@ describe("the OpenAI chunk sink's text", () => {
                 prompt_tokens: 9,
                 completion_tokens: 24,
                 total_tokens: 33,
-                prompt_tokens_details: { cached_tokens: 2 },
-                completion_tokens_details: { reasoning_tokens: 5 },
+                prompt_tokens_details: { cached_tokens: 2, audio_tokens: 0 },
+                completion_tokens_details: { reasoning_tokens: 5, audio_tokens: 0 },
               }),
             ]
           : []),
@@ -126,6 +127,7 @@ describe("the OpenAI surface's reasoning", () => {
     ]);
     expect(JSON.parse(sent[sent.length - 2] as string).usage.completion_tokens_details).toEqual({
       reasoning_tokens: 5,
+      audio_tokens: 0,
     });
   });
 
@@ -147,6 +149,6 @@ describe("the OpenAI surface's reasoning", () => {
       refusal: null,
     });
     expect(completion.choices[1]?.message).not.toHaveProperty("reasoning_content");
-    expect(completion.usage?.completion_tokens_details).toEqual({ reasoning_tokens: 5 });
+    expect(completion.usage?.completion_tokens_details).toEqual({ reasoning_tokens: 5, audio_tokens: 0 });
   });
 });

@@ -1,10 +1,18 @@
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { quotaForTokens } from "../../src/core/pricing.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
-import { CHAT_MODEL, chatLedger, chatRequestLogs, lastChatCost, openAiClient, PRICE, SIM_KEY } from "./harness.js";
+import {
+  CHAT_MODEL,
+  chatLedger,
+  chatRequestLogs,
+  lastChatCost,
+  openAiClient,
+  PRICE,
+  quotaOf,
+  SIM_KEY,
+} from "./harness.js";
 
 /** Waits (without a clock) until `check` holds, giving the gateway's background work a chance to run. */
 async function eventually(check: () => Promise<boolean>, tries = 500): Promise<void> {
@@ -71,11 +79,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
     it("holds the worst case up front: too little quota is refused before any upstream call", async () => {
       const prompt = "x".repeat(400);
       // The hold: 400 bytes + 8 for the message, 10,000 output tokens times n = 2.
-      const hold = quotaForTokens({ promptTokens: 408, outputTokens: 20_000, cachedTokens: 0 }, PRICE, {
-        groupRatio: 1,
-        channelRatio: 1,
-        quotaPerUnit: 500_000,
-      });
+      const hold = quotaOf({ input: 408, output: 20_000, cached: 0 });
       const poor = await gw.createUser({ quota: hold - 1 });
       const before = broken.received.length + healthy.received.length;
       const params = {

@@ -6,9 +6,10 @@ import { SseWriter } from "../../src/api/chat/sse-writer.js";
 import { OpenAiChunkSink } from "../../src/api/openai-chat/stream-sink.js";
 import type { ChatEvent } from "../../src/core/chat/canonical.js";
 import type { ChatSink } from "../../src/core/chat/ports.js";
+import { tokenUsage } from "../../src/core/token-usage.js";
 import { countSocketWrites } from "../support/socket-writes.js";
 
-const usage = { inputTokens: 9, outputTokens: 2, cachedInputTokens: 0, reasoningTokens: 0 };
+const usage = tokenUsage({ input: 9, output: 2 });
 const text = (t: string) => ({ type: "text", choice: 0, text: t }) as ChatEvent;
 
 /**

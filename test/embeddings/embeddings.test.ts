@@ -2,6 +2,7 @@ import { ApiError, GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quotaForTokens } from "../../src/core/pricing.js";
+import { tokenUsage } from "../../src/core/token-usage.js";
 import { simulatedEmbedding } from "../../src/simulator/embeddings.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import { type StoreKind, startTestGateway, type TestGateway } from "../support/gateway.js";
@@ -15,7 +16,7 @@ const RATIOS = { groupRatio: 1, channelRatio: 1, quotaPerUnit: 500_000 };
 const STORES: StoreKind[] = ["sqlite", "postgres"];
 
 const costOf = (tokens: number) =>
-  quotaForTokens({ promptTokens: tokens, outputTokens: 0, cachedTokens: 0 }, PRICE, RATIOS);
+  quotaForTokens(tokenUsage({ input: tokens }), { input: PRICE.inputPerMillion, output: 0 }, RATIOS);
 
 /** The hold of texts: a token per byte, and two per input. */
 const holdOf = (texts: string[]) => costOf(texts.reduce((s, t) => s + Buffer.byteLength(t) + 2, 0));

@@ -286,14 +286,30 @@ for (const kind of ["sqlite", "postgres"] as const) {
     });
 
     it("lists, shows, sets, updates and deletes prices", async () => {
-      expect(await json("price", "set", "content", "cli-model", "--input-per-million", "0.4")).toMatchObject({
+      const missing = await cli(["price", "set", "content", "cli-model", "--input-per-million", "0.4"]);
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toContain("output_per_million is required for a token price");
+      const perCall = await cli(["price", "set", "task", "audioa:CLI", "--price", "1", "--reasoning-per-million", "2"]);
+      expect(perCall.code).not.toBe(0);
+      expect(perCall.stderr).toContain("reasoning_per_million is not a rate of a price per call");
+      expect(
+        await json("price", "set", "content", "cli-model", "--input-per-million", "0.4", "--output-per-million", "1.6"),
+      ).toMatchObject({
         kind: "content",
         name: "cli-model",
+        unit: "tokens",
         input_per_million: 0.4,
+        cache_read_per_million: null,
         cached_ratio: 1,
       });
+      // Empty rates are printed as what they fall back to, never as 0.
+      const listed = (await cli(["price", "list"])).stdout.split("\n").find((l) => l.includes("cli-model")) ?? "";
+      expect(listed).toContain("input 0.4, output 1.6, cache_read = input, cache_write_5m = input");
+      expect(listed).toContain("cache_write_1h = cache_write_5m");
+      expect(listed).toContain("reasoning = output");
       expect(await json("price", "update", "content", "cli-model", "--cached-ratio", "0.25")).toMatchObject({
         input_per_million: 0.4,
+        cache_read_per_million: 0.1,
         cached_ratio: 0.25,
       });
       expect(await json("price", "list")).toContainEqual(expect.objectContaining({ name: "cli-model" }));

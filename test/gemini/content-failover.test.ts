@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quotaForTokens } from "../../src/core/pricing.js";
+import { tokenUsage } from "../../src/core/token-usage.js";
 import { type Simulator, startSimulator } from "../../src/simulator/server.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
@@ -74,8 +75,8 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
 
       const usage = chunks.at(-1)!.usageMetadata!;
       const expected = quotaForTokens(
-        { promptTokens: usage.promptTokenCount!, outputTokens: usage.candidatesTokenCount!, cachedTokens: 0 },
-        { inputPerMillion: 1.25, outputPerMillion: 10, cachedRatio: 0.1 },
+        tokenUsage({ input: usage.promptTokenCount!, output: usage.candidatesTokenCount! }),
+        { input: 1.25, output: 10 },
         { groupRatio: 1, channelRatio: 3, quotaPerUnit: 500_000 },
       );
       const rows = await contentLedger(f.gw, userId);

@@ -1,6 +1,7 @@
 import { ApiError } from "@google/genai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quotaForTokens } from "../../src/core/pricing.js";
+import { tokenUsage } from "../../src/core/token-usage.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
 import {
@@ -16,19 +17,22 @@ import {
   userText,
 } from "./harness.js";
 
-const PRICE = { inputPerMillion: 0.3, outputPerMillion: 2.5, cachedRatio: 0.1 };
+const PRICE = { input: 0.3, output: 2.5, cacheRead: 0.03 };
+
+/** Google's usage in buckets: the prompt's cached part read from cache, thoughts billed as output. */
+function geminiUsage(usage: any) {
+  const cached = usage?.cachedContentTokenCount ?? 0;
+  return tokenUsage({
+    input: (usage?.promptTokenCount ?? 0) - cached,
+    cacheRead: cached,
+    output: usage?.candidatesTokenCount ?? 0,
+    reasoning: usage?.thoughtsTokenCount ?? 0,
+  });
+}
 
 /** Quota the usage of a Google answer costs at the given ratios. */
 function expectedQuota(usage: any, groupRatio: number, channelRatio: number): number {
-  return quotaForTokens(
-    {
-      promptTokens: usage.promptTokenCount ?? 0,
-      outputTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
-      cachedTokens: usage.cachedContentTokenCount ?? 0,
-    },
-    PRICE,
-    { groupRatio, channelRatio, quotaPerUnit: 500_000 },
-  );
+  return quotaForTokens(geminiUsage(usage), PRICE, { groupRatio, channelRatio, quotaPerUnit: 500_000 });
 }
 
 async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {

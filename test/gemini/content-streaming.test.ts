@@ -2,6 +2,7 @@ import { ApiError } from "@google/genai";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { estimatePromptTokens } from "../../src/core/content/estimate.js";
 import { quotaForTokens } from "../../src/core/pricing.js";
+import { tokenUsage } from "../../src/core/token-usage.js";
 import type { GeminiTextSimOptions } from "../../src/simulator/options.js";
 import type { StoreKind } from "../support/gateway.js";
 import { HAS_PG } from "../support/postgres.js";
@@ -17,19 +18,22 @@ import {
   userText,
 } from "./harness.js";
 
-const PRICE = { inputPerMillion: 0.3, outputPerMillion: 2.5, cachedRatio: 0.1 };
+const PRICE = { input: 0.3, output: 2.5, cacheRead: 0.03 };
+
+/** Google's usage in buckets: the prompt's cached part read from cache, thoughts billed as output. */
+function geminiUsage(usage: any) {
+  const cached = usage?.cachedContentTokenCount ?? 0;
+  return tokenUsage({
+    input: (usage?.promptTokenCount ?? 0) - cached,
+    cacheRead: cached,
+    output: usage?.candidatesTokenCount ?? 0,
+    reasoning: usage?.thoughtsTokenCount ?? 0,
+  });
+}
 const RATIOS = { groupRatio: 1, channelRatio: 1, quotaPerUnit: 500_000 };
 
 function quotaOf(usage: any): number {
-  return quotaForTokens(
-    {
-      promptTokens: usage?.promptTokenCount ?? 0,
-      outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
-      cachedTokens: usage?.cachedContentTokenCount ?? 0,
-    },
-    PRICE,
-    RATIOS,
-  );
+  return quotaForTokens(geminiUsage(usage), PRICE, RATIOS);
 }
 
 /** A gate the simulated upstream waits at before writing chunk `index`. */
@@ -224,7 +228,7 @@ for (const kind of ["sqlite", "postgres"] as StoreKind[]) {
       const { chunks } = await drain(stream);
       const produced = chunks.map((c) => c.text).join("");
       const expected = quotaForTokens(
-        { promptTokens: estimatePromptTokens(body), outputTokens: Math.ceil(produced.length / 4), cachedTokens: 0 },
+        tokenUsage({ input: estimatePromptTokens(body), output: Math.ceil(produced.length / 4) }),
         PRICE,
         RATIOS,
       );

@@ -29,6 +29,10 @@ export const MessageObject = Type.Object(
         output_tokens: Type.Integer(),
         cache_read_input_tokens: Type.Integer(),
         cache_creation_input_tokens: Type.Integer(),
+        cache_creation: Type.Object(
+          { ephemeral_5m_input_tokens: Type.Integer(), ephemeral_1h_input_tokens: Type.Integer() },
+          Open,
+        ),
       },
       Open,
     ),

@@ -1,4 +1,5 @@
-import type { ChatAnswer, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
+import type { ChatAnswer, ChatFinishReason } from "../../core/chat/canonical.js";
+import { cacheWriteTokensOf, outputTokensOf, type TokenUsage, tokenUsage } from "../../core/token-usage.js";
 
 const STOP_REASON: Record<ChatFinishReason, string> = {
   stop: "end_turn",
@@ -12,13 +13,21 @@ export function anthropicStopReason(reason: ChatFinishReason): string {
   return STOP_REASON[reason];
 }
 
-/** Canonical usage in Anthropic's terms: its `input_tokens` leave out what was read from cache. */
-export function anthropicUsage(usage: ChatUsage) {
+/**
+ * Usage in Anthropic's terms: its `input_tokens` leave out what was read from or written to a
+ * cache (reported on their own, the writes by duration in `cache_creation`); its `output_tokens`
+ * hold all output, thinking included.
+ */
+export function anthropicUsage(usage: TokenUsage) {
   return {
-    input_tokens: Math.max(0, usage.inputTokens - usage.cachedInputTokens),
-    output_tokens: usage.outputTokens,
-    cache_read_input_tokens: usage.cachedInputTokens,
-    cache_creation_input_tokens: 0,
+    input_tokens: usage.input + usage.audioInput,
+    cache_creation_input_tokens: cacheWriteTokensOf(usage),
+    cache_read_input_tokens: usage.cacheRead,
+    cache_creation: {
+      ephemeral_5m_input_tokens: usage.cacheWrite5m,
+      ephemeral_1h_input_tokens: usage.cacheWrite1h,
+    },
+    output_tokens: outputTokensOf(usage),
   };
 }
 
@@ -49,8 +58,6 @@ export function anthropicMessage(answer: ChatAnswer, id: string, model: string) 
     content,
     stop_reason: anthropicStopReason(choice?.finishReason ?? "stop"),
     stop_sequence: choice?.stopSequence ?? null,
-    usage: anthropicUsage(
-      answer.usage ?? { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 },
-    ),
+    usage: anthropicUsage(answer.usage ?? tokenUsage({})),
   };
 }

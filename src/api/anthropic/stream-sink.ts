@@ -1,6 +1,7 @@
 import type { ChatEvent, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
 import type { ChatSink } from "../../core/chat/ports.js";
 import type { GatewayError } from "../../core/errors.js";
+import { tokenUsage } from "../../core/token-usage.js";
 import { errorBody } from "../../http/surfaces.js";
 import type { SseWriter } from "../chat/sse-writer.js";
 import { anthropicStopReason, anthropicUsage } from "./answer.js";
@@ -104,7 +105,7 @@ export class AnthropicEventSink implements ChatSink {
   /** The input at the start of a stream whose upstream reports it only at the end: the gateway's count. */
   private estimatedStart(): ChatUsage {
     const inputTokens = this.head.inputEstimate?.() ?? 0;
-    return { inputTokens, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 };
+    return tokenUsage({ input: inputTokens });
   }
 
   settling(): void {

@@ -113,6 +113,8 @@ export async function imageGenerationRoutes(
             promptTokens: 0,
             outputTokens: 0,
             cachedTokens: 0,
+            buckets: null,
+            estimated: false,
             quota: 0,
             startedAt: started,
             latencyMs: Date.now() - started,

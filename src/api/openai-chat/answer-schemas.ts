@@ -10,8 +10,12 @@ const Usage = Type.Object(
     prompt_tokens: Type.Integer(),
     completion_tokens: Type.Integer(),
     total_tokens: Type.Integer(),
-    prompt_tokens_details: Type.Optional(Type.Object({ cached_tokens: Type.Integer() }, Open)),
-    completion_tokens_details: Type.Optional(Type.Object({ reasoning_tokens: Type.Integer() }, Open)),
+    prompt_tokens_details: Type.Optional(
+      Type.Object({ cached_tokens: Type.Integer(), audio_tokens: Type.Integer() }, Open),
+    ),
+    completion_tokens_details: Type.Optional(
+      Type.Object({ reasoning_tokens: Type.Integer(), audio_tokens: Type.Integer() }, Open),
+    ),
   },
   Open,
 );

@@ -1,17 +1,21 @@
-import type { ChatAnswer, ChatFinishReason, ChatToolCall, ChatUsage } from "../../core/chat/canonical.js";
+import type { ChatAnswer, ChatFinishReason, ChatToolCall } from "../../core/chat/canonical.js";
+import { outputTokensOf, promptTokensOf, type TokenUsage } from "../../core/token-usage.js";
 
 /** OpenAI's finish reason: a stop string ends a choice as `stop` there. */
 export function openAiFinish(reason: ChatFinishReason): string {
   return reason === "stop_sequence" ? "stop" : reason;
 }
 
-export function openAiUsage(usage: ChatUsage) {
+/** Usage in OpenAI's terms: the totals include their details (cached and audio prompt, reasoning and audio output). */
+export function openAiUsage(usage: TokenUsage) {
+  const prompt = promptTokensOf(usage);
+  const completion = outputTokensOf(usage);
   return {
-    prompt_tokens: usage.inputTokens,
-    completion_tokens: usage.outputTokens,
-    total_tokens: usage.inputTokens + usage.outputTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedInputTokens },
-    completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: usage.cacheRead, audio_tokens: usage.audioInput },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning, audio_tokens: usage.audioOutput },
   };
 }
 

@@ -3,6 +3,7 @@ import { settingsFromApi } from "../channel-settings.js";
 import { GatewayError } from "../errors.js";
 import { assertSameIdentity, found, notFound, refused } from "./checks.js";
 import type { AdminPorts, PriceKind } from "./ports.js";
+import { priceInput } from "./price-body.js";
 import {
   CHANNEL_WRITABLE,
   type ChannelPatch,
@@ -113,16 +114,12 @@ export async function showPrice(s: AdminPorts, kind: PriceKind, name: string): P
   return priceView(found(await s.prices.getPrice(kind, name), "price", `${kind}/${name}`));
 }
 
-/** Creates or replaces a price: fields not given take their defaults (0, cached ratio 1). */
+/**
+ * Creates or replaces a price, checked against its unit (see `priceInput`): rates not given are
+ * empty (a token rate falls back; a price per unit is 0).
+ */
 export async function setPrice(s: AdminPorts, b: SetPriceInput): Promise<PriceView> {
-  await s.prices.setPrice({
-    kind: b.kind,
-    name: b.name,
-    price: b.price,
-    inputPerMillion: b.input_per_million,
-    outputPerMillion: b.output_per_million,
-    cachedRatio: b.cached_ratio,
-  });
+  await s.prices.setPrice(priceInput(b));
   await s.announce("prices");
   return showPrice(s, b.kind, b.name);
 }
@@ -132,14 +129,16 @@ export async function updatePrice(s: AdminPorts, kind: PriceKind, name: string, 
   assertSameIdentity(body, { kind, name });
   const current = await showPrice(s, kind, name);
   const b = writableFields(PRICE_WRITABLE, body);
-  return setPrice(s, {
-    kind,
-    name,
-    price: b.price ?? current.price,
-    input_per_million: b.input_per_million ?? current.input_per_million,
-    output_per_million: b.output_per_million ?? current.output_per_million,
-    cached_ratio: b.cached_ratio ?? current.cached_ratio,
-  });
+  const unit = b.unit ?? current.unit;
+  if (unit !== "tokens") return setPrice(s, { kind, name, unit, price: b.price ?? current.price });
+  const { kind: _k, name: _n, unit: _u, price: _p, updated_at: _t, cached_ratio: _c, ...stored } = current;
+  // A new cached ratio without a new cache-read rate replaces the stored cache-read rate.
+  const { cache_read_per_million: storedRead, ...rates } = stored;
+  const keepRead =
+    b.cached_ratio !== undefined && b.cache_read_per_million === undefined
+      ? {}
+      : { cache_read_per_million: storedRead };
+  return setPrice(s, { kind, name, unit, ...rates, ...keepRead, ...b, price: undefined });
 }
 
 /** Deletes a price: requests that need it are refused until a price is set again. */

@@ -1,4 +1,5 @@
 import type { Channel, ChannelInput } from "../channel.js";
+import type { DefaultPrice } from "../default-prices.js";
 import type { PoolKey } from "../key-pool.js";
 import type { LimitScope, RateLimitRule } from "../limits/rate-limit-rules.js";
 import type { RedemptionBatchStore } from "../redemptions/ports.js";
@@ -24,7 +25,7 @@ export type TokenRecord = Omit<TokenView, "status" | "models" | "ip_allow"> & {
   ip_allow: string | null;
 };
 
-export type PriceRecord = Omit<PriceView, "kind"> & { kind: string };
+export type PriceRecord = Omit<PriceView, "kind" | "unit"> & { kind: string; unit: string };
 
 /** A ledger row: the fields its view shows, the reference as stored. */
 export type LedgerRecord = LedgerEntryView;
@@ -82,14 +83,7 @@ export interface AdminPorts {
   prices: {
     listPrices(): Promise<PriceRecord[]>;
     getPrice(kind: PriceKind, name: string): Promise<PriceRecord | undefined>;
-    setPrice(price: {
-      kind: PriceKind;
-      name: string;
-      price?: number;
-      inputPerMillion?: number;
-      outputPerMillion?: number;
-      cachedRatio?: number;
-    }): Promise<void>;
+    setPrice(price: DefaultPrice): Promise<void>;
     deletePrice(kind: PriceKind, name: string): Promise<boolean>;
     listGroupRatios(): Promise<{ group: string; ratio: number }[]>;
     setGroupRatio(group: string, ratio: number): Promise<void>;

@@ -75,11 +75,22 @@ export interface ChannelTypeView {
   settings: { name: string; description: string; schema: Record<string, unknown> }[];
 }
 
-/** A price: per call or image (`price`) or per million tokens, in currency units. */
-export type PriceView = { kind: PriceKind; name: string } & Record<
+export type PriceUnit = "call" | "image" | "second" | "character" | "search_unit" | "tokens";
+/** A token price's rates beside input and output; null falls back (docs/price-model.md). */
+export type TokenRateField =
+  | "cache_read_per_million"
+  | "cache_write_5m_per_million"
+  | "cache_write_1h_per_million"
+  | "audio_input_per_million"
+  | "reasoning_per_million"
+  | "audio_output_per_million";
+
+/** A price: what it counts (`unit`), per unit (`price`) or per million tokens of each bucket, in currency units. */
+export type PriceView = { kind: PriceKind; name: string; unit: PriceUnit } & Record<
   "price" | "input_per_million" | "output_per_million" | "cached_ratio" | "updated_at",
   number
->;
+> &
+  Record<TokenRateField, number | null>;
 
 export interface GroupRatioView {
   group: string;
@@ -142,14 +153,15 @@ export interface CreateChannelInput {
 /** Any field of a channel as shown, and its write-only key. */
 export type ChannelPatch = Partial<ChannelView & { key: string }>;
 
-export interface SetPriceInput {
+export type SetPriceInput = {
   kind: PriceKind;
   name: string;
+  unit?: PriceUnit;
   price?: number;
   input_per_million?: number;
   output_per_million?: number;
   cached_ratio?: number;
-}
+} & Partial<Record<TokenRateField, number | null>>;
 export type PricePatch = Partial<PriceView>;
 
 /** The ratio; `group` (as shown) may be sent too and must be the path's. */
@@ -179,7 +191,19 @@ export const CHANNEL_WRITABLE = [
   "key_rotation",
   "tags",
 ] as const;
-export const PRICE_WRITABLE = ["price", "input_per_million", "output_per_million", "cached_ratio"] as const;
+export const PRICE_WRITABLE = [
+  "unit",
+  "price",
+  "input_per_million",
+  "output_per_million",
+  "cache_read_per_million",
+  "cache_write_5m_per_million",
+  "cache_write_1h_per_million",
+  "audio_input_per_million",
+  "reasoning_per_million",
+  "audio_output_per_million",
+  "cached_ratio",
+] as const;
 
 /** The writable fields of a change: the others, and those sent as undefined, dropped. */
 export function writableFields<T extends object, K extends keyof T>(

@@ -82,13 +82,22 @@ export function channelView(c: Channel): ChannelView {
   };
 }
 
+const rateOrNull = (v: number | string | null) => (v === null ? null : Number(v));
+
 export function priceView(r: PriceRecord): PriceView {
   return {
     kind: r.kind as PriceView["kind"],
     name: r.name,
+    unit: r.unit as PriceView["unit"],
     price: Number(r.price),
     input_per_million: Number(r.input_per_million),
     output_per_million: Number(r.output_per_million),
+    cache_read_per_million: rateOrNull(r.cache_read_per_million),
+    cache_write_5m_per_million: rateOrNull(r.cache_write_5m_per_million),
+    cache_write_1h_per_million: rateOrNull(r.cache_write_1h_per_million),
+    audio_input_per_million: rateOrNull(r.audio_input_per_million),
+    reasoning_per_million: rateOrNull(r.reasoning_per_million),
+    audio_output_per_million: rateOrNull(r.audio_output_per_million),
     cached_ratio: Number(r.cached_ratio),
     updated_at: Number(r.updated_at),
   };

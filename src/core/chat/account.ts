@@ -1,10 +1,5 @@
-import type { TokenUsage } from "../pricing.js";
+import type { ReportedUsage } from "../token-usage.js";
 import type { ChatAnswer, ChatEvent, ChatUsage } from "./canonical.js";
-
-/** Canonical usage as billed token counts: output includes reasoning; cached is part of input. */
-export function billedUsage(usage: ChatUsage): TokenUsage {
-  return { promptTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedTokens: usage.cachedInputTokens };
-}
 
 /**
  * What one chat answer has produced so far: the last usage the upstream reported, the output
@@ -18,8 +13,8 @@ export class ChatAccount {
   private readonly open = new Set<number>();
   private finished = 0;
 
-  get usage(): TokenUsage | null {
-    return this.reported ? billedUsage(this.reported) : null;
+  get usage(): ReportedUsage | null {
+    return this.reported;
   }
 
   /** Every choice that started has finished, and at least one did. */

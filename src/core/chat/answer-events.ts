@@ -3,7 +3,7 @@ import type { ChatAnswer, ChatEvent } from "./canonical.js";
 /** A whole answer as the events of a stream that carried it. */
 export async function* answerAsEvents(answer: ChatAnswer): AsyncGenerator<ChatEvent> {
   // The input side of the usage is known at the start, as a stream that reports it there has it.
-  const usage = answer.usage ? { ...answer.usage, outputTokens: 0, reasoningTokens: 0 } : undefined;
+  const usage = answer.usage ? { ...answer.usage, output: 0, reasoning: 0, audioOutput: 0 } : undefined;
   yield { type: "start", id: answer.id, model: answer.model, ...(usage ? { usage } : {}) };
   for (const choice of answer.choices) {
     if (choice.reasoning) yield { type: "reasoning", choice: choice.index, text: choice.reasoning };

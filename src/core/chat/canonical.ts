@@ -1,3 +1,5 @@
+import type { ReportedUsage } from "../token-usage.js";
+
 /**
  * The gateway's one form of a chat: every client surface translates its request into a
  * `ChatRequest` and renders a `ChatAnswer` or a stream of `ChatEvent`s; every upstream adapter
@@ -131,12 +133,8 @@ export interface ChatRequest {
 export type ChatFinishReason = "stop" | "stop_sequence" | "length" | "tool_calls" | "content_filter";
 
 /** Usage as the upstream reported it. Input includes cached input; output includes reasoning. */
-export interface ChatUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  reasoningTokens: number;
-}
+/** An answer's usage in disjoint buckets, as the upstream family's reader found it (see token-usage.ts). */
+export type ChatUsage = ReportedUsage;
 
 export interface ChatChoice {
   index: number;

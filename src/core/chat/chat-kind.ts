@@ -1,7 +1,8 @@
 import { GatewayError } from "../errors.js";
 import type { CallKind } from "../metering/call-kind.js";
 import { tokenPriced } from "../metering/token-priced.js";
-import type { TokenPrice, TokenUsage } from "../pricing.js";
+import type { TokenPrice } from "../pricing.js";
+import type { TokenUsage } from "../token-usage.js";
 import { ChatAccount } from "./account.js";
 import type { ChatRequest } from "./canonical.js";
 import { holdUsage, inputTokenEstimate } from "./estimate.js";

@@ -23,13 +23,13 @@ function request(extra: Partial<ChatRequest>): ChatRequest {
 
 describe("the chat hold", () => {
   it("holds the output limit of each choice", () => {
-    expect(holdUsage(request({ n: 2 }), 4096).outputTokens).toBe(200);
-    expect(holdUsage(request({ maxOutputTokens: null }), 4096).outputTokens).toBe(4096);
+    expect(holdUsage(request({ n: 2 }), 4096).output).toBe(200);
+    expect(holdUsage(request({ maxOutputTokens: null }), 4096).output).toBe(4096);
   });
 
   it("holds a reasoning effort's thinking budget on top of the output limit, as it is billed", () => {
-    expect(holdUsage(request({ reasoningEffort: "high" }), 4096).outputTokens).toBe(100 + THINKING_BUDGET.high);
-    expect(holdUsage(request({ reasoningEffort: "minimal", n: 2 }), 4096).outputTokens).toBe(
+    expect(holdUsage(request({ reasoningEffort: "high" }), 4096).output).toBe(100 + THINKING_BUDGET.high);
+    expect(holdUsage(request({ reasoningEffort: "minimal", n: 2 }), 4096).output).toBe(
       2 * (100 + THINKING_BUDGET.minimal),
     );
   });

@@ -1,5 +1,5 @@
 import { estimateTextTokens } from "../metering/token-settlement.js";
-import type { TokenUsage } from "../pricing.js";
+import { type TokenUsage, tokenUsage } from "../token-usage.js";
 import type { ChatMessage, ChatPart, ChatReasoningEffort, ChatRequest } from "./canonical.js";
 
 /**
@@ -79,5 +79,5 @@ export const THINKING_BUDGET: Record<ChatReasoningEffort, number> = {
 export function holdUsage(request: ChatRequest, modelMaxOutputTokens: number): TokenUsage {
   const thinking = request.reasoningEffort ? THINKING_BUDGET[request.reasoningEffort] : 0;
   const perChoice = (request.maxOutputTokens ?? modelMaxOutputTokens) + thinking;
-  return { promptTokens: inputTokenBound(request), outputTokens: perChoice * request.n, cachedTokens: 0 };
+  return tokenUsage({ input: inputTokenBound(request), output: perChoice * request.n });
 }

@@ -1,5 +1,6 @@
 import type { CallableChannel, MeteredCall, MeteredSink, MeteringDeps } from "../metering/ports.js";
 import type { TokenPrice } from "../pricing.js";
+import type { TokenUsage } from "../token-usage.js";
 import type { UpstreamError } from "../upstream-error.js";
 import type { ChatAnswer, ChatEvent, ChatImage, ChatRequest } from "./canonical.js";
 
@@ -44,12 +45,7 @@ export interface ChatRelayDeps<C extends ChatChannel> extends MeteringDeps<C, To
 }
 
 /** What a stream's end is told: the usage billed (reported, or estimated). */
-export interface ChatClosingUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  reasoningTokens: number;
-}
+export type ChatClosingUsage = TokenUsage;
 
 /** Where a streamed answer goes: the client connection, in its surface's format. */
 export type ChatSink = MeteredSink<ChatEvent, ChatClosingUsage>;

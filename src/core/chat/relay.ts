@@ -1,7 +1,7 @@
 import { meterOnce } from "../metering/once.js";
 import type { OpenedStream } from "../metering/ports.js";
 import { meterStream } from "../metering/stream.js";
-import type { TokenUsage } from "../pricing.js";
+import { type TokenUsage, tokenUsage } from "../token-usage.js";
 import { UpstreamError } from "../upstream-error.js";
 import type { ChatAccount } from "./account.js";
 import type { ChatAnswer, ChatEvent, ChatRequest } from "./canonical.js";
@@ -25,14 +25,7 @@ function kindOf<C extends ChatChannel>(deps: ChatRelayDeps<C>): ChatKind<C> {
 
 /** Usage as the client is told it: reported, else what was billed. */
 function toldUsage(reported: ChatAnswer["usage"], billed: TokenUsage | null): ChatClosingUsage {
-  return (
-    reported ?? {
-      inputTokens: billed?.promptTokens ?? 0,
-      outputTokens: billed?.outputTokens ?? 0,
-      cachedInputTokens: billed?.cachedTokens ?? 0,
-      reasoningTokens: 0,
-    }
-  );
+  return reported ?? billed ?? tokenUsage({});
 }
 
 /**

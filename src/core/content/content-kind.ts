@@ -1,7 +1,8 @@
 import { GatewayError } from "../errors.js";
 import type { CallKind } from "../metering/call-kind.js";
 import { tokenPriced } from "../metering/token-priced.js";
-import type { TokenPrice, TokenUsage } from "../pricing.js";
+import type { TokenPrice } from "../pricing.js";
+import type { TokenUsage } from "../token-usage.js";
 import { estimatePromptTokens } from "./estimate.js";
 import { holdUsage } from "./hold.js";
 import { type ModelLimits, modelLimits } from "./model-limits.js";

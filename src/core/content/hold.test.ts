@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GatewayError } from "../errors.js";
+import { tokenUsage } from "../token-usage.js";
 import { MEDIA_PART_TOKENS } from "./estimate.js";
 import { holdUsage } from "./hold.js";
 
@@ -9,19 +10,15 @@ const bytes = (body: unknown) => Buffer.byteLength(JSON.stringify(body));
 describe("content hold", () => {
   it("holds the output the request allows: maxOutputTokens (or the model's maximum) plus thinking, per candidate", () => {
     const body = { contents: [{ parts: [{ text: "abcd" }] }] };
-    expect(holdUsage(body, bytes(body), limits)).toEqual({
-      promptTokens: bytes(body),
-      outputTokens: 60_000 + 20_000,
-      cachedTokens: 0,
-    });
+    expect(holdUsage(body, bytes(body), limits)).toEqual(tokenUsage({ input: bytes(body), output: 60_000 + 20_000 }));
     const bounded = { ...body, generationConfig: { maxOutputTokens: 50, thinkingConfig: { thinkingBudget: 100 } } };
-    expect(holdUsage(bounded, bytes(bounded), limits).outputTokens).toBe(150);
+    expect(holdUsage(bounded, bytes(bounded), limits).output).toBe(150);
     const noThinking = { ...body, generationConfig: { maxOutputTokens: 50, thinkingConfig: { thinkingBudget: 0 } } };
-    expect(holdUsage(noThinking, bytes(noThinking), limits).outputTokens).toBe(50);
+    expect(holdUsage(noThinking, bytes(noThinking), limits).output).toBe(50);
     const dynamic = { ...body, generationConfig: { maxOutputTokens: 50, thinkingConfig: { thinkingBudget: -1 } } };
-    expect(holdUsage(dynamic, bytes(dynamic), limits).outputTokens).toBe(50 + 20_000);
+    expect(holdUsage(dynamic, bytes(dynamic), limits).output).toBe(50 + 20_000);
     const four = { ...body, generationConfig: { maxOutputTokens: 50, candidateCount: 4 } };
-    expect(holdUsage(four, bytes(four), limits).outputTokens).toBe(4 * (50 + 20_000));
+    expect(holdUsage(four, bytes(four), limits).output).toBe(4 * (50 + 20_000));
   });
 
   it("holds every byte of the body as prompt, a media part at least an image, fileData and cachedContent at the window", () => {
@@ -33,14 +30,14 @@ describe("content hold", () => {
       ],
       tools: [{ functionDeclarations: [{ name: "f", description: "y".repeat(300) }] }],
     };
-    expect(holdUsage(functionResponse, bytes(functionResponse), limits).promptTokens).toBe(bytes(functionResponse));
+    expect(holdUsage(functionResponse, bytes(functionResponse), limits).input).toBe(bytes(functionResponse));
     const inline = { contents: [{ parts: [{ inlineData: { mimeType: "image/png", data: "AAAA" } }] }] };
-    expect(holdUsage(inline, bytes(inline), limits).promptTokens).toBe(bytes(inline) + MEDIA_PART_TOKENS);
+    expect(holdUsage(inline, bytes(inline), limits).input).toBe(bytes(inline) + MEDIA_PART_TOKENS);
     const file = { contents: [{ parts: [{ fileData: { fileUri: "gs://x" } }] }] };
-    expect(holdUsage(file, bytes(file), limits).promptTokens).toBe(1_000_000);
+    expect(holdUsage(file, bytes(file), limits).input).toBe(1_000_000);
     const cached = { contents: [{ parts: [{ text: "a" }] }], cachedContent: "cachedContents/abc" };
-    expect(holdUsage(cached, bytes(cached), limits).promptTokens).toBe(1_000_000);
-    expect(holdUsage(functionResponse, 5_000_000, limits).promptTokens).toBe(1_000_000);
+    expect(holdUsage(cached, bytes(cached), limits).input).toBe(1_000_000);
+    expect(holdUsage(functionResponse, 5_000_000, limits).input).toBe(1_000_000);
   });
 
   it("refuses output fields beyond the model's maximum or a safe integer, naming the field", () => {

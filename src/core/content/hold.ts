@@ -1,5 +1,5 @@
 import { GatewayError } from "../errors.js";
-import type { TokenUsage } from "../pricing.js";
+import { type TokenUsage, tokenUsage } from "../token-usage.js";
 import { MEDIA_PART_TOKENS } from "./estimate.js";
 import { MAX_CANDIDATE_COUNT, type ModelLimits } from "./model-limits.js";
 
@@ -28,11 +28,11 @@ export function holdUsage(body: unknown, bodyBytes: number, limits: ModelLimits)
   // A budget of -1 (dynamic) or none lets the model think as much as it can; above its maximum it is capped.
   const thinking =
     typeof budget === "number" && budget >= 0 ? Math.min(budget, limits.maxThinkingTokens) : limits.maxThinkingTokens;
-  return {
-    promptTokens: promptTokenBound(body, bodyBytes, limits.maxInputTokens),
-    outputTokens: ((maxOutput ?? limits.maxOutputTokens) + thinking) * (candidates ?? 1),
-    cachedTokens: 0,
-  };
+  // Every token in the plain buckets: the hold prices each side at its dearest rate (holdQuotaForTokens).
+  return tokenUsage({
+    input: promptTokenBound(body, bodyBytes, limits.maxInputTokens),
+    output: ((maxOutput ?? limits.maxOutputTokens) + thinking) * (candidates ?? 1),
+  });
 }
 
 /** Upper bound of the prompt's tokens (see `holdUsage`). */

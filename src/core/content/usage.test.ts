@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { tokenUsage } from "../token-usage.js";
 import { ContentAccount, usageFromMetadata } from "./usage.js";
 
 const chunk = (text: string, usage?: Record<string, number>) => ({
@@ -7,7 +8,7 @@ const chunk = (text: string, usage?: Record<string, number>) => ({
 });
 
 describe("content usage", () => {
-  it("bills candidates plus thoughts as output, and reports cached prompt tokens", () => {
+  it("reads Gemini's usage into buckets: the prompt's cached part apart, tool-use prompt as input, thoughts as reasoning", () => {
     expect(
       usageFromMetadata({
         promptTokenCount: 100,
@@ -16,7 +17,30 @@ describe("content usage", () => {
         cachedContentTokenCount: 60,
         totalTokenCount: 165,
       }),
-    ).toEqual({ promptTokens: 100, outputTokens: 65, cachedTokens: 60 });
+    ).toEqual(tokenUsage({ input: 40, cacheRead: 60, output: 40, reasoning: 25 }));
+    expect(
+      usageFromMetadata({
+        promptTokenCount: 100,
+        cachedContentTokenCount: 60,
+        toolUsePromptTokenCount: 30,
+        candidatesTokenCount: 5,
+      }),
+    ).toEqual(tokenUsage({ input: 70, cacheRead: 60, output: 5 }));
+  });
+
+  it("clamps counts that cannot be counts, and names each", () => {
+    const usage = usageFromMetadata({
+      promptTokenCount: 50,
+      cachedContentTokenCount: 80,
+      candidatesTokenCount: -3,
+      thoughtsTokenCount: 2.5,
+    });
+    expect(usage).toMatchObject(tokenUsage({ input: 0, cacheRead: 50, output: 0, reasoning: 2 }));
+    expect(usage?.clamped).toEqual([
+      "cachedContentTokenCount 80 is more than the 50 left of promptTokenCount: read as 50",
+      "candidatesTokenCount -3 read as 0",
+      "thoughtsTokenCount 2.5 read as 2",
+    ]);
   });
 
   it("keeps the last cumulative usage of a stream instead of adding the chunks up", () => {
@@ -24,6 +48,6 @@ describe("content usage", () => {
     account.observe(chunk("a", { promptTokenCount: 10, candidatesTokenCount: 3 }));
     account.observe(chunk("b", { promptTokenCount: 10, candidatesTokenCount: 7 }));
     account.observe(chunk("c", { promptTokenCount: 10, candidatesTokenCount: 12 }));
-    expect(account.usage).toEqual({ promptTokens: 10, outputTokens: 12, cachedTokens: 0 });
+    expect(account.usage).toEqual(tokenUsage({ input: 10, output: 12 }));
   });
 });

@@ -1,4 +1,4 @@
-import type { TokenUsage } from "../pricing.js";
+import { type ReportedUsage, UsageReader } from "../token-usage.js";
 
 /** Google's `usageMetadata` as far as billing reads it. Every count is cumulative. */
 export interface UsageMetadata {
@@ -6,25 +6,32 @@ export interface UsageMetadata {
   candidatesTokenCount?: number;
   thoughtsTokenCount?: number;
   cachedContentTokenCount?: number;
+  toolUsePromptTokenCount?: number;
   totalTokenCount?: number;
-}
-
-function count(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
 /**
  * Billable usage from one `usageMetadata` object, or null when the object carries none.
- * Output is candidates + thoughts; cached tokens are the part of the prompt served from cache.
+ * `promptTokenCount` includes the cached part: input = prompt - cached + tool-use prompt;
+ * cache_read = cached; output = candidates; reasoning = thoughts (billed as output unless priced).
  */
-export function usageFromMetadata(meta: unknown): TokenUsage | null {
+export function usageFromMetadata(meta: unknown): ReportedUsage | null {
   if (!meta || typeof meta !== "object") return null;
-  const m = meta as UsageMetadata;
-  return {
-    promptTokens: count(m.promptTokenCount),
-    outputTokens: count(m.candidatesTokenCount) + count(m.thoughtsTokenCount),
-    cachedTokens: count(m.cachedContentTokenCount),
-  };
+  const m = meta as Record<string, unknown>;
+  const read = new UsageReader();
+  const prompt = read.count(m.promptTokenCount, "promptTokenCount");
+  const cached = read.part(
+    read.count(m.cachedContentTokenCount, "cachedContentTokenCount"),
+    prompt,
+    "cachedContentTokenCount",
+    "promptTokenCount",
+  );
+  return read.done({
+    input: prompt - cached + read.count(m.toolUsePromptTokenCount, "toolUsePromptTokenCount"),
+    cacheRead: cached,
+    output: read.count(m.candidatesTokenCount, "candidatesTokenCount"),
+    reasoning: read.count(m.thoughtsTokenCount, "thoughtsTokenCount"),
+  });
 }
 
 /** The text of every candidate part of one response chunk (thought parts included: they are output too). */
@@ -59,7 +66,7 @@ export function isFinal(chunk: unknown): boolean {
  */
 export class ContentAccount {
   /** Usage of the last chunk that carried `usageMetadata`; null while none did. */
-  usage: TokenUsage | null = null;
+  usage: ReportedUsage | null = null;
   /** Response chunks seen (a synchronous answer counts as one). */
   chunks = 0;
   /** Characters of candidate text seen. */

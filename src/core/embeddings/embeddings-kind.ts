@@ -2,7 +2,8 @@ import { GatewayError } from "../errors.js";
 import type { CallKind, MeteredAccount, Settlement } from "../metering/call-kind.js";
 import { meterOnce } from "../metering/once.js";
 import { explainTokenHold, tokenPriced } from "../metering/token-priced.js";
-import type { TokenPrice, TokenUsage } from "../pricing.js";
+import type { TokenPrice } from "../pricing.js";
+import { type TokenUsage, tokenUsage } from "../token-usage.js";
 import { UpstreamError } from "../upstream-error.js";
 import type {
   EmbeddingsAnswer,
@@ -39,7 +40,7 @@ export type EmbeddingsKind<C> = CallKind<
   C
 >;
 
-const usageOf = (promptTokens: number): TokenUsage => ({ promptTokens, outputTokens: 0, cachedTokens: 0 });
+const usageOf = (promptTokens: number): TokenUsage => tokenUsage({ input: promptTokens });
 
 /**
  * Settled to the input tokens the upstream reported, else to the gateway's count of them (an
@@ -91,7 +92,7 @@ export function embeddingsKind<C extends EmbeddingsChannel>(
     label: "embeddings",
     unknownModel,
     explainRefusedHold: (err, amount, worst) =>
-      explainTokenHold(err, amount, `${worst.promptTokens} input tokens at most`, "fewer or shorter inputs lower it"),
+      explainTokenHold(err, amount, `${worst.input} input tokens at most`, "fewer or shorter inputs lower it"),
     narrow: (ordered, call, attempts) => carrying(deps, ordered, call, attempts),
     worstCase: (call) => usageOf(embeddingTokenBound(call.request)),
     estimate: (call) => embeddingTokenCount(call.request),
@@ -129,5 +130,5 @@ export async function createEmbeddings<C extends EmbeddingsChannel>(
       return answer;
     },
   );
-  return { vectors: answer.vectors, promptTokens: usage?.promptTokens ?? 0 };
+  return { vectors: answer.vectors, promptTokens: usage?.input ?? 0 };
 }

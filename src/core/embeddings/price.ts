@@ -6,5 +6,5 @@ import type { TokenPrice } from "../pricing.js";
  * embeddings surface reads a price row.
  */
 export function embeddingPrice(price: TokenPrice | null): TokenPrice | null {
-  return price && { inputPerMillion: price.inputPerMillion, outputPerMillion: 0, cachedRatio: 1 };
+  return price && { input: price.input, output: 0 };
 }

@@ -70,7 +70,7 @@ export function imageKind<C, D>(fetchImage: (url: string, field: string) => Prom
         ? { kind: "settle", usage: account.images, note: `delivered ${account.images} of ${call.n}` }
         : { kind: "refund", note: NO_IMAGE },
     // Images delivered; the token columns have no meaning for images.
-    logged: (images) => ({ promptTokens: 0, outputTokens: images ?? 0, cachedTokens: 0 }),
+    logged: (images) => ({ promptTokens: 0, outputTokens: images ?? 0, cachedTokens: 0, buckets: null }),
     clientError: (err) =>
       isUpstreamError(err)
         ? imageUpstreamFailure(err)

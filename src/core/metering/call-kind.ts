@@ -1,5 +1,6 @@
 import type { GatewayError } from "../errors.js";
-import type { Ratios, TokenUsage } from "../pricing.js";
+import type { Ratios } from "../pricing.js";
+import type { LoggedUsage } from "./ports.js";
 
 /** How a call's charge closes: settled to what it used, or refunded. */
 export type Settlement<U> =
@@ -10,6 +11,8 @@ export type Settlement<U> =
       note: string;
       /** The usage is the gateway's estimate (the upstream reported none): a warning is logged. */
       estimated?: boolean;
+      /** Fields of the reported usage that were clamped to be counted: a warning is logged. */
+      clamped?: readonly string[];
     };
 
 /** What an answer has produced so far, as a call's kind counts it. */
@@ -48,6 +51,8 @@ export interface CallKind<Call, Sent, P, U, Acc, C> {
   /** The most the call can use: what is held. Throws a 400 naming a field the bound comes from. */
   worstCase(call: Call): U;
   quota(usage: U, price: P, ratios: Ratios): number;
+  /** The quota held for the worst case (default: `quota` of it). */
+  holdQuota?(worst: U, price: P, ratios: Ratios): number;
   /** A likely input size, for settling an answer whose upstream reported no usage. */
   estimate?(call: Call): number;
   /** The note of the hold's ledger row. */
@@ -65,7 +70,7 @@ export interface CallKind<Call, Sent, P, U, Acc, C> {
   account(): Acc;
   settlement(account: Acc, estimate: number, call: Call): Settlement<U>;
   /** The usage of a request-log row. */
-  logged(usage: U | null): TokenUsage;
+  logged(usage: U | null): LoggedUsage;
   /** A failure as the client sees it (default: `toClientError`). */
   clientError?(err: unknown): GatewayError;
   /** A failed call's request-log row names the last channel tried, and the failure's own message. */

@@ -61,6 +61,12 @@ export async function finish<Call extends MeteredCall, Sent, P, U, Acc, C extend
       await deps.ledger.refund(call.reference, settlement.note);
     } else {
       const settled = await deps.ledger.settle(call.reference, quota, settlement.note);
+      if (settlement.clamped && settlement.clamped.length > 0) {
+        deps.log.warn(
+          { requestId: call.requestId, model: call.model, clamped: settlement.clamped },
+          `${kind.label} usage report had fields that cannot be counted: clamped into their wholes`,
+        );
+      }
       if (settlement.estimated) {
         deps.log.warn(
           { requestId: call.requestId, model: call.model, usage },
@@ -89,6 +95,7 @@ export async function finish<Call extends MeteredCall, Sent, P, U, Acc, C extend
   logRow(deps, call, plan.startedAt, {
     channelId: channel ? channel.id : null,
     usage: kind.logged(usage),
+    estimated: settlement.kind === "settle" && settlement.estimated === true,
     quota,
     status: outcome.status,
     error: outcome.error,

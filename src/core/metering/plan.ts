@@ -61,7 +61,7 @@ export async function planCall<Call extends MeteredCall, Sent, P, U, Acc, C exte
     const worst = kind.worstCase(call);
     const estimate = kind.estimate ? kind.estimate(call) : 0;
     const holdOn = kind.pricing === "metered" ? dearest(ordered) : (ordered[0] as C);
-    const held = kind.quota(worst, price, ratiosOn(deps, groupRatio, holdOn));
+    const held = (kind.holdQuota ?? kind.quota)(worst, price, ratiosOn(deps, groupRatio, holdOn));
     if (!Number.isSafeInteger(held)) throw kind.tooDear();
     // The rate limits count the call and reserve its worst case in tokens before the hold.
     const limited = deps.limits ? await deps.limits.reserve(call, tokensOfUsage(kind.logged(worst))) : null;
@@ -100,6 +100,7 @@ export async function planCall<Call extends MeteredCall, Sent, P, U, Acc, C exte
     logRow(deps, call, startedAt, {
       channelId: null,
       usage: kind.logged(null),
+      estimated: false,
       quota: 0,
       status: error.status,
       error: error.message,

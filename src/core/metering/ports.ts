@@ -1,5 +1,6 @@
 import type { Selectable } from "../channel-selection.js";
 import type { GatewayError } from "../errors.js";
+import type { TokenUsage } from "../token-usage.js";
 import type { UpstreamError } from "../upstream-error.js";
 
 /** A channel as a metered call sees it: how it is picked, what it costs, what its upstream calls the model. */
@@ -26,6 +27,14 @@ export interface MeteredCall {
   signal: AbortSignal;
 }
 
+/** The usage a request-log row records: the sums every row has, and a token-priced call's buckets. */
+export interface LoggedUsage {
+  promptTokens: number;
+  outputTokens: number;
+  cachedTokens: number;
+  buckets: TokenUsage | null;
+}
+
 /** One request-log row of a metered call. */
 export interface MeteredLogRow {
   requestId: string;
@@ -36,6 +45,10 @@ export interface MeteredLogRow {
   promptTokens: number;
   outputTokens: number;
   cachedTokens: number;
+  /** The token buckets of a token-priced call (null for a call priced otherwise). */
+  buckets: TokenUsage | null;
+  /** The usage is the gateway's estimate: the upstream reported none. */
+  estimated: boolean;
   quota: number;
   /** When the call began (Unix milliseconds). */
   startedAt: number;

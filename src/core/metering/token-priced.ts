@@ -1,10 +1,11 @@
 import { GatewayError } from "../errors.js";
-import { quotaForTokens, type TokenPrice, type TokenUsage } from "../pricing.js";
+import { holdQuotaForTokens, quotaForTokens, type TokenPrice } from "../pricing.js";
+import { outputTokensOf, promptTokensOf, type TokenUsage } from "../token-usage.js";
 import type { CallKind, Settlement } from "./call-kind.js";
 import type { MeteredCall } from "./ports.js";
+import { loggedTokens } from "./request-log.js";
 import { settlementFor, type TokenAccount } from "./token-settlement.js";
 
-const NO_USAGE: TokenUsage = { promptTokens: 0, outputTokens: 0, cachedTokens: 0 };
 const REFUND: Settlement<TokenUsage> = { kind: "refund", note: "nothing was produced" };
 
 /** The parts of a call kind every token-priced surface (content, chat) shares. */
@@ -15,6 +16,7 @@ export type TokenPricedParts = Pick<
   | "noChannel"
   | "tooDear"
   | "quota"
+  | "holdQuota"
   | "holdNote"
   | "explainRefusedHold"
   | "settlement"
@@ -49,21 +51,23 @@ export function tokenPriced(words: TokenWords): TokenPricedParts {
         param: words.param,
       }),
     quota: quotaForTokens,
+    holdQuota: holdQuotaForTokens,
     holdNote: (call) => `hold for ${call.model}, request ${call.requestId}`,
     explainRefusedHold: (err, amount, worst) =>
       explainTokenHold(
         err,
         amount,
-        `${worst.promptTokens} ${words.input} and ${worst.outputTokens} output tokens`,
+        `${promptTokensOf(worst)} ${words.input} and ${outputTokensOf(worst)} output tokens`,
         words.lower,
       ),
     settlement(account, estimate) {
       const settlement = settlementFor(account, estimate);
       if (settlement.kind === "refund") return REFUND;
       const note = settlement.estimated ? "estimated usage" : "reported usage";
-      return { kind: "settle", usage: settlement.usage, note, estimated: settlement.estimated };
+      const { clamped, ...usage } = settlement.usage;
+      return { kind: "settle", usage, note, estimated: settlement.estimated, ...(clamped ? { clamped } : {}) };
     },
-    logged: (usage) => usage ?? NO_USAGE,
+    logged: loggedTokens,
   };
 }
 

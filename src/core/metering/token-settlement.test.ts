@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ContentAccount } from "../content/usage.js";
+import { tokenUsage } from "../token-usage.js";
 import { settlementFor } from "./token-settlement.js";
 
 const chunk = (text: string, usage?: Record<string, number>) => ({
@@ -14,7 +15,7 @@ describe("content settlement", () => {
     account.observe(chunk("b"));
     expect(settlementFor(account, 99)).toEqual({
       kind: "settle",
-      usage: { promptTokens: 10, outputTokens: 3, cachedTokens: 0 },
+      usage: tokenUsage({ input: 10, output: 3 }),
       estimated: false,
     });
   });
@@ -25,7 +26,7 @@ describe("content settlement", () => {
     account.observe(chunk("9"));
     expect(settlementFor(account, 7)).toEqual({
       kind: "settle",
-      usage: { promptTokens: 7, outputTokens: 3, cachedTokens: 0 },
+      usage: tokenUsage({ input: 7, output: 3 }),
       estimated: true,
     });
   });
@@ -35,7 +36,7 @@ describe("content settlement", () => {
     account.observe(chunk("12345678", { promptTokenCount: 0, candidatesTokenCount: 0 }));
     expect(settlementFor(account, 7)).toEqual({
       kind: "settle",
-      usage: { promptTokens: 7, outputTokens: 2, cachedTokens: 0 },
+      usage: tokenUsage({ input: 7, output: 2 }),
       estimated: true,
     });
   });
@@ -43,7 +44,7 @@ describe("content settlement", () => {
   it("keeps a report of output only, or of input only, as reported", () => {
     const account = new ContentAccount();
     account.observe(chunk("12345678", { promptTokenCount: 0, candidatesTokenCount: 5 }));
-    expect(settlementFor(account, 7)).toMatchObject({ usage: { promptTokens: 0, outputTokens: 5 }, estimated: false });
+    expect(settlementFor(account, 7)).toMatchObject({ usage: { input: 0, output: 5 }, estimated: false });
   });
 
   it("refunds when nothing was produced", () => {

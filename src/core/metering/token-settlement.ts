@@ -1,4 +1,4 @@
-import type { TokenUsage } from "../pricing.js";
+import { outputTokensOf, promptTokensOf, type ReportedUsage, tokenUsage } from "../token-usage.js";
 
 /** About four characters of text make one token. Rounded up. */
 export function estimateTextTokens(chars: number): number {
@@ -8,7 +8,7 @@ export function estimateTextTokens(chars: number): number {
 /** What a token-priced answer has produced so far (content's and chat's accounts). */
 export interface TokenAccount {
   /** The last usage the upstream reported; null while it reported none. */
-  readonly usage: TokenUsage | null;
+  readonly usage: ReportedUsage | null;
   /** Chunks or events seen (a whole answer counts as one). */
   chunks: number;
   /** Characters of output text seen. */
@@ -16,7 +16,7 @@ export interface TokenAccount {
 }
 
 /** How a pre-charged token-priced call ends in the ledger. */
-export type TokenSettlement = { kind: "refund" } | { kind: "settle"; usage: TokenUsage; estimated: boolean };
+export type TokenSettlement = { kind: "refund" } | { kind: "settle"; usage: ReportedUsage; estimated: boolean };
 
 /**
  * The billing rule of a finished (or broken, or abandoned) call:
@@ -29,12 +29,12 @@ export type TokenSettlement = { kind: "refund" } | { kind: "settle"; usage: Toke
  */
 export function settlementFor(account: TokenAccount, promptEstimate: number) {
   const u = account.usage;
-  const saysNothing = u !== null && u.promptTokens === 0 && u.outputTokens === 0 && account.textChars > 0;
+  const saysNothing = u !== null && promptTokensOf(u) === 0 && outputTokensOf(u) === 0 && account.textChars > 0;
   if (u && !saysNothing) return { kind: "settle", usage: u, estimated: false } as TokenSettlement;
   if (account.chunks > 0 && account.textChars > 0) {
     return {
       kind: "settle",
-      usage: { promptTokens: promptEstimate, outputTokens: estimateTextTokens(account.textChars), cachedTokens: 0 },
+      usage: tokenUsage({ input: promptEstimate, output: estimateTextTokens(account.textChars) }),
       estimated: true,
     } as TokenSettlement;
   }

@@ -12,6 +12,7 @@ import * as m010 from "./010_videos.js";
 import * as m011 from "./011_console.js";
 import * as m012 from "./012_console_indexes.js";
 import * as m013 from "./013_retention.js";
+import * as m014 from "./014_price_model.js";
 import * as m015 from "./015_redemption_codes.js";
 import * as m016 from "./016_channel_keys.js";
 import * as m017 from "./017_model_limits.js";
@@ -31,6 +32,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   "011_console": m011,
   "012_console_indexes": m012,
   "013_retention": m013,
+  "014_price_model": m014,
   "015_redemption_codes": m015,
   "016_channel_keys": m016,
   "017_model_limits": m017,

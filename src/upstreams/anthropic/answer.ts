@@ -1,5 +1,6 @@
 import type { ChatAnswer, ChatEvent, ChatFinishReason, ChatToolCall, ChatUsage } from "../../core/chat/canonical.js";
-import { answerIdentity, finishByTable, tokenCount } from "../chat-answer-reading.js";
+import { UsageReader } from "../../core/token-usage.js";
+import { answerIdentity, finishByTable } from "../chat-answer-reading.js";
 
 const STOP: Record<string, ChatFinishReason> = {
   end_turn: "stop",
@@ -16,17 +17,34 @@ const finishFromStopReason = (reason: unknown) => finishByTable(STOP, reason);
 const structuredFinish = (reason: ChatFinishReason, structuredTool: string | null): ChatFinishReason =>
   structuredTool !== null && reason === "tool_calls" ? "stop" : reason;
 
-/** Anthropic's usage: its `input_tokens` leave out cache reads and writes, canonical input holds them. */
+/**
+ * Anthropic's usage in buckets: its `input_tokens` leave out cache reads and writes, which it
+ * reports on their own; cache writes by duration in `cache_creation` (else all of
+ * `cache_creation_input_tokens` as 5-minute writes). Its `output_tokens` include the thinking:
+ * all of it is output.
+ */
 export function usageFromAnthropic(usage: unknown): ChatUsage | null {
   if (!usage || typeof usage !== "object") return null;
   const u = usage as Record<string, unknown>;
-  const cacheRead = tokenCount(u.cache_read_input_tokens);
-  return {
-    inputTokens: tokenCount(u.input_tokens) + cacheRead + tokenCount(u.cache_creation_input_tokens),
-    outputTokens: tokenCount(u.output_tokens),
-    cachedInputTokens: cacheRead,
-    reasoningTokens: 0,
-  };
+  const read = new UsageReader();
+  const creation = u.cache_creation;
+  let write5m: number;
+  let write1h: number;
+  if (creation && typeof creation === "object") {
+    const c = creation as Record<string, unknown>;
+    write5m = read.count(c.ephemeral_5m_input_tokens, "cache_creation.ephemeral_5m_input_tokens");
+    write1h = read.count(c.ephemeral_1h_input_tokens, "cache_creation.ephemeral_1h_input_tokens");
+  } else {
+    write5m = read.count(u.cache_creation_input_tokens, "cache_creation_input_tokens");
+    write1h = 0;
+  }
+  return read.done({
+    input: read.count(u.input_tokens, "input_tokens"),
+    cacheRead: read.count(u.cache_read_input_tokens, "cache_read_input_tokens"),
+    cacheWrite5m: write5m,
+    cacheWrite1h: write1h,
+    output: read.count(u.output_tokens, "output_tokens"),
+  });
 }
 
 /**
@@ -128,7 +146,9 @@ export class AnthropicEventReader {
       }
       case "message_delta": {
         const out: ChatEvent[] = [];
-        const usage = usageFromAnthropic({ ...this.input, ...(e.usage ?? {}) });
+        // A field the delta leaves out or sends as null keeps what message_start said.
+        const delta = Object.entries((e.usage ?? {}) as Record<string, unknown>).filter(([, v]) => v != null);
+        const usage = usageFromAnthropic({ ...this.input, ...Object.fromEntries(delta) });
         if (usage) out.push({ type: "usage", usage });
         if (e.delta?.stop_reason) {
           out.push({

@@ -19,7 +19,8 @@ import {
   serialToolCallsRefusal,
   spokenParts,
 } from "../../core/chat/wire-helpers.js";
-import { StreamStart, tokenCount } from "../chat-answer-reading.js";
+import { usageFromMetadata } from "../../core/content/usage.js";
+import { StreamStart } from "../chat-answer-reading.js";
 import type { UpstreamEndpoint } from "../http.js";
 import { countContentTokens, generateContent, openContentStream } from "./content.js";
 
@@ -138,15 +139,9 @@ const GEMINI_SAMPLING: SamplingNames = {
   presencePenalty: "presencePenalty",
 };
 
+/** Gemini's `usageMetadata` in buckets, read as the content surface reads it. */
 function usageOf(meta: unknown): ChatUsage | null {
-  if (!meta || typeof meta !== "object") return null;
-  const m = meta as Record<string, unknown>;
-  return {
-    inputTokens: tokenCount(m.promptTokenCount),
-    outputTokens: tokenCount(m.candidatesTokenCount) + tokenCount(m.thoughtsTokenCount),
-    cachedInputTokens: tokenCount(m.cachedContentTokenCount),
-    reasoningTokens: tokenCount(m.thoughtsTokenCount),
-  };
+  return usageFromMetadata(meta);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { ChatAnswer, ChatChoice, ChatEvent, ChatFinishReason, ChatUsage } from "../../core/chat/canonical.js";
-import { answerIdentity, finishByTable, StreamStart, tokenCount } from "../chat-answer-reading.js";
+import { UsageReader } from "../../core/token-usage.js";
+import { answerIdentity, finishByTable, StreamStart } from "../chat-answer-reading.js";
 
 const FINISH: Record<string, ChatFinishReason> = {
   stop: "stop",
@@ -12,18 +13,52 @@ const FINISH: Record<string, ChatFinishReason> = {
 const finishFromWire = (reason: unknown) => finishByTable(FINISH, reason);
 
 /**
- * Usage of an OpenAI-compatible answer, read leniently: cached input as OpenAI
- * (`prompt_tokens_details.cached_tokens`) or DeepSeek (`prompt_cache_hit_tokens`) report it.
+ * Usage of an OpenAI-compatible answer in buckets. `prompt_tokens` includes the cached and audio
+ * prompt tokens (`prompt_tokens_details`; DeepSeek reports the cached ones as
+ * `prompt_cache_hit_tokens`), `completion_tokens` the reasoning and audio ones
+ * (`completion_tokens_details`): each part is taken out of its whole, so no token is billed twice.
  */
 export function usageFromWire(usage: unknown): ChatUsage | null {
   if (!usage || typeof usage !== "object") return null;
   const u = usage as Record<string, any>;
-  return {
-    inputTokens: tokenCount(u.prompt_tokens),
-    outputTokens: tokenCount(u.completion_tokens),
-    cachedInputTokens: tokenCount(u.prompt_tokens_details?.cached_tokens) || tokenCount(u.prompt_cache_hit_tokens),
-    reasoningTokens: tokenCount(u.completion_tokens_details?.reasoning_tokens),
-  };
+  const read = new UsageReader();
+  const prompt = read.count(u.prompt_tokens, "prompt_tokens");
+  const promptDetails = u.prompt_tokens_details ?? {};
+  const cachedField =
+    promptDetails.cached_tokens !== undefined && promptDetails.cached_tokens !== null
+      ? "prompt_tokens_details.cached_tokens"
+      : "prompt_cache_hit_tokens";
+  const cachedValue =
+    cachedField === "prompt_cache_hit_tokens" ? u.prompt_cache_hit_tokens : promptDetails.cached_tokens;
+  const cached = read.part(read.count(cachedValue, cachedField), prompt, cachedField, "prompt_tokens");
+  const audioIn = read.part(
+    read.count(promptDetails.audio_tokens, "prompt_tokens_details.audio_tokens"),
+    prompt - cached,
+    "prompt_tokens_details.audio_tokens",
+    "prompt_tokens",
+  );
+  const completion = read.count(u.completion_tokens, "completion_tokens");
+  const outDetails = u.completion_tokens_details ?? {};
+  const reasoning = read.part(
+    read.count(outDetails.reasoning_tokens, "completion_tokens_details.reasoning_tokens"),
+    completion,
+    "completion_tokens_details.reasoning_tokens",
+    "completion_tokens",
+  );
+  const audioOut = read.part(
+    read.count(outDetails.audio_tokens, "completion_tokens_details.audio_tokens"),
+    completion - reasoning,
+    "completion_tokens_details.audio_tokens",
+    "completion_tokens",
+  );
+  return read.done({
+    input: prompt - cached - audioIn,
+    cacheRead: cached,
+    audioInput: audioIn,
+    output: completion - reasoning - audioOut,
+    reasoning,
+    audioOutput: audioOut,
+  });
 }
 
 /** Text of a message's `content`: a string, null, or an array of text parts. */
