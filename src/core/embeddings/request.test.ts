@@ -56,13 +56,13 @@ describe("an embeddings call's settlement", () => {
     const call = {} as never;
     const reported = new EmbeddingsAccount();
     reported.observeAnswer({ vectors: [[1]], promptTokens: 7 });
-    expect(kind.settlement(reported, 3, call)).toMatchObject({ kind: "settle", usage: { promptTokens: 7 } });
+    expect(kind.settlement(reported, 3, call)).toMatchObject({ kind: "settle", usage: { input: 7, output: 0 } });
     const unreported = new EmbeddingsAccount();
     unreported.observeAnswer({ vectors: [[1]], promptTokens: null });
-    expect(kind.settlement(unreported, 3, call)).toMatchObject({ kind: "settle", usage: { promptTokens: 3 } });
+    expect(kind.settlement(unreported, 3, call)).toMatchObject({ kind: "settle", usage: { input: 3, output: 0 } });
     const zero = new EmbeddingsAccount();
     zero.observeAnswer({ vectors: [[1]], promptTokens: 0 });
-    expect(kind.settlement(zero, 3, call)).toMatchObject({ kind: "settle", usage: { promptTokens: 3 } });
+    expect(kind.settlement(zero, 3, call)).toMatchObject({ kind: "settle", usage: { input: 3, output: 0 } });
     expect(kind.settlement(new EmbeddingsAccount(), 3, call)).toMatchObject({ kind: "refund" });
   });
 });
