@@ -34,7 +34,8 @@ export interface KeysAdded {
  * drops them when a change is announced (the channels' topic) or the while is over.
  */
 export class ChannelKeys {
-  private cache: Map<number, PoolKey[]> | null = null;
+  /** The pools as last read, or being read: concurrent calls share one read of the table. */
+  private cache: Promise<Map<number, PoolKey[]>> | null = null;
   private cachedAt = 0;
   /** Changes made elsewhere without an announcement are seen within this time. */
   static readonly CACHE_TTL_MS = 5_000;
@@ -49,20 +50,29 @@ export class ChannelKeys {
   }
 
   /** Every key of every channel, by channel, in the order they were added (cached briefly). */
-  async pools(): Promise<Map<number, PoolKey[]>> {
+  pools(): Promise<Map<number, PoolKey[]>> {
     if (!this.cache || this.now() - this.cachedAt > ChannelKeys.CACHE_TTL_MS) {
-      const rows = await this.db.selectFrom("channel_keys").selectAll().orderBy("id").execute();
-      const pools = new Map<number, PoolKey[]>();
-      for (const row of rows) {
-        const key = toKey(row);
-        const list = pools.get(key.channelId);
-        if (list) list.push(key);
-        else pools.set(key.channelId, [key]);
-      }
-      this.cache = pools;
+      const loading = this.readPools();
+      this.cache = loading;
       this.cachedAt = this.now();
+      // A failed read is not kept: the next call reads again.
+      loading.catch(() => {
+        if (this.cache === loading) this.cache = null;
+      });
     }
     return this.cache;
+  }
+
+  private async readPools(): Promise<Map<number, PoolKey[]>> {
+    const rows = await this.db.selectFrom("channel_keys").selectAll().orderBy("id").execute();
+    const pools = new Map<number, PoolKey[]>();
+    for (const row of rows) {
+      const key = toKey(row);
+      const list = pools.get(key.channelId);
+      if (list) list.push(key);
+      else pools.set(key.channelId, [key]);
+    }
+    return pools;
   }
 
   /** A channel's keys from the store (not the cache). */

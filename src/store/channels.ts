@@ -39,7 +39,7 @@ function toChannel(row: Selectable<ChannelsTable>): Channel {
 }
 
 export class Channels {
-  private cache: Channel[] | null = null;
+  private cache: Promise<Channel[]> | null = null;
   private cachedAt = 0;
   /** Changes made outside any instance (the admin CLI) are seen within this time. */
   private static readonly CACHE_TTL_MS = 10_000;
@@ -162,10 +162,16 @@ export class Channels {
     return rows.map(toChannel);
   }
 
-  private async all(): Promise<Channel[]> {
+  /** Every channel, from the cache: concurrent calls after it expired share one read. */
+  private all(): Promise<Channel[]> {
     if (!this.cache || Date.now() - this.cachedAt > Channels.CACHE_TTL_MS) {
-      this.cache = await this.list();
+      const loading = this.list();
+      this.cache = loading;
       this.cachedAt = Date.now();
+      // A failed read is not kept: the next call reads again.
+      loading.catch(() => {
+        if (this.cache === loading) this.cache = null;
+      });
     }
     return this.cache;
   }
